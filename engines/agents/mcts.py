@@ -1,0 +1,118 @@
+"""UCT Monte Carlo tree search with an iteration budget, for any number of seats and hidden information.
+
+Every iteration samples a fresh determinization of the searcher's observation (a plain clone in
+perfect-information games) and walks a tree keyed by actions (open loop, as TAG's MCTS). At a node only
+actions legal in the current determinization compete, with UCB using availability counts (ISMCTS).
+A node's statistics are from the perspective of the seat that moved into it; rewards lie in [0, 1]:
+a finished game gives (return + 1) / 2 per seat; a random rollout cut after `rollout_length` actions
+(counted from the new leaf) is scored as if the game ended there on the current scores: 1 for a sole
+leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as returns()).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from engines.base import Action, State
+
+
+class _Node:
+    __slots__ = ("children", "mover", "visits", "total", "available")
+
+    def __init__(self, mover: int):
+        self.children: dict = {}
+        self.mover = mover  # seat that chose the action leading here
+        self.visits = 0
+        self.total = 0.0  # sum of the mover's rewards over the iterations through this node
+        self.available = 0  # iterations in which this node's action was legal at its parent
+
+
+def rewards(state: State) -> list[float]:
+    """Per-seat reward in [0, 1]: from the result when finished, else from who leads on score."""
+    if state.is_terminal():
+        return [(r + 1) / 2 for r in state.returns()]
+    scores = state.scores()
+    best = max(scores)
+    leaders = sum(1 for s in scores if s == best)
+    lead_reward = 1.0 if leaders == 1 else 0.5
+    return [lead_reward if s == best else 0.0 for s in scores]
+
+
+class MCTSAgent:
+    """UCT search of `iterations` iterations per decision; deterministic from `seed`."""
+
+    def __init__(self, iterations: int = 1000, exploration: float = 1.0, rollout_length: int = 100, seed: int = 0):
+        if type(iterations) is not int or iterations < 1:
+            raise ValueError(f"mcts: iterations must be a positive int, got {iterations!r}")
+        if not exploration >= 0:
+            raise ValueError(f"mcts: exploration must be >= 0, got {exploration!r}")
+        if type(rollout_length) is not int or rollout_length < 0:
+            raise ValueError(f"mcts: rollout_length must be an int >= 0, got {rollout_length!r}")
+        self.name = "mcts"
+        self.iterations = iterations
+        self.exploration = exploration
+        self.rollout_length = rollout_length
+        self.reset(seed)
+
+    def reset(self, seed: int) -> None:
+        """Start a new game with a fresh RNG seeded by `seed`."""
+        self._rng = random.Random(seed)
+
+    def choose(self, state: State) -> Action:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError("mcts: the state has no legal actions (is the game over?)")
+        if len(legal) == 1:
+            return legal[0]
+        seat = state.current_player
+        root = _Node(mover=-1)
+        for _ in range(self.iterations):
+            self._iterate(root, state.determinize(seat, self._rng))
+        best, best_visits = legal[0], -1
+        for action in legal:
+            child = root.children.get(action)
+            if child is not None and child.visits > best_visits:
+                best, best_visits = action, child.visits
+        return best
+
+    def _iterate(self, root: _Node, state: State) -> None:
+        """One selection, expansion, rollout and backup pass over the determinization `state`."""
+        rand = self._rng.random
+        log, sqrt = math.log, math.sqrt
+        exploration = self.exploration
+        node, path = root, []
+        while not state.is_terminal():
+            children = node.children
+            untried = []
+            best_value = -1.0
+            for action in state.legal_actions():
+                child = children.get(action)
+                if child is None:
+                    untried.append(action)
+                    continue
+                child.available += 1
+                value = child.total / child.visits + exploration * sqrt(log(child.available) / child.visits)
+                if value > best_value:
+                    best_value, best_action, best_child = value, action, child
+            if untried:
+                action = untried[int(rand() * len(untried))]
+                child = _Node(mover=state.current_player)
+                child.available = 1
+                children[action] = child
+                state.apply(action)
+                path.append(child)
+                break
+            state.apply(best_action)
+            path.append(best_child)
+            node = best_child
+        apply, legal_actions, is_terminal = state.apply, state.legal_actions, state.is_terminal
+        for _ in range(self.rollout_length):
+            if is_terminal():
+                break
+            actions = legal_actions()
+            apply(actions[int(rand() * len(actions))])
+        reward = rewards(state)
+        for node in path:
+            node.visits += 1
+            node.total += reward[node.mover]

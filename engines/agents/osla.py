@@ -1,0 +1,69 @@
+"""One-step look-ahead: try every legal action once and keep the one whose child state is valued best."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from engines.base import Action, State
+
+
+class ScoreValue:
+    """The game's own score as a value: the seat's score minus the best opponent score (own score alone solo)."""
+
+    def begin_decision(self, state: State, seat: int) -> None:
+        """Called once per decision with the real state; the score needs no memory."""
+
+    def value(self, state: State, seat: int) -> float:
+        scores = state.scores()
+        opponents = [s for p, s in enumerate(scores) if p != seat]
+        return scores[seat] - max(opponents) if opponents else scores[seat]
+
+
+class OSLAAgent:
+    """Greedy one-step agent: wins are +inf, losses -inf, everything else the value function's value.
+
+    One determinization per decision (hidden information re-sampled from the agent's view); ties are
+    broken uniformly by the agent's seeded RNG.
+    """
+
+    def __init__(self, value=None, seed: int = 0):
+        self.name = "osla"
+        self.value_function = ScoreValue() if value is None else value
+        self.reset(seed)
+
+    def reset(self, seed: int) -> None:
+        """Start a new game: fresh RNG from `seed`, and a fresh value function memory if it keeps one."""
+        self._rng = random.Random(seed)
+        reset_value = getattr(self.value_function, "reset", None)
+        if reset_value is not None:
+            reset_value()
+
+    def choose(self, state: State) -> Action:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError("osla: the state has no legal actions (is the game over?)")
+        seat = state.current_player
+        self.value_function.begin_decision(state, seat)
+        sample = state.determinize(seat, self._rng)
+        best_actions, best_value = [], -math.inf
+        for action in legal:
+            child = sample.clone()
+            child.apply(action)
+            value = self._child_value(child, seat)
+            if math.isnan(value):
+                raise ValueError(f"osla: value function returned NaN for action {action!r}")
+            if value > best_value or not best_actions:
+                best_actions, best_value = [action], value
+            elif value == best_value:
+                best_actions.append(action)
+        return best_actions[self._rng.randrange(len(best_actions))]
+
+    def _child_value(self, child: State, seat: int) -> float:
+        if child.is_terminal():
+            result = child.returns()[seat]
+            if result > 0:
+                return math.inf
+            if result < 0:
+                return -math.inf
+        return float(self.value_function.value(child, seat))

@@ -1,0 +1,122 @@
+"""The engine contract every game implements (DESIGN.md section 2).
+
+A game is a factory of states; a state is mutable, cheap to clone and fully serialisable.
+Chance (dice, shuffles) is drawn from the state's own seeded `random.Random`, so a game is
+reproducible from its seed and action list.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Hashable
+
+Action = Any  # int, str, or tuple of ints/strings; JSON arrays are accepted wherever a tuple is
+
+
+def normalize_action(action: Action) -> Action:
+    """Turn a JSON-decoded action (lists) into the hashable form engines use (tuples)."""
+    if isinstance(action, list):
+        return tuple(normalize_action(a) for a in action)
+    return action
+
+
+def result_names(returns: list[int]) -> list[str]:
+    """TAG's `playerResults` names for +1 / 0 / -1 returns."""
+    return ["WIN_GAME" if r > 0 else "LOSE_GAME" if r < 0 else "DRAW_GAME" for r in returns]
+
+
+def common_json(state: "State", game_type: str) -> dict:
+    """The fields every state document ends with, named as TAG's AbstractGameStateContainer names them.
+
+    `gameStatus` and `playerResults` state the outcome; the pipeline's token filter removes them.
+    """
+    terminal = state.is_terminal()
+    return {
+        "gameType": game_type,
+        "turnCounter": state.turn_counter,
+        "turnOwner": state.current_player if not terminal else -1,
+        "nPlayers": state.n_players,
+        "gameStatus": "GAME_END" if terminal else "ONGOING",
+        "playerResults": result_names(state.returns()) if terminal else ["GAME_ONGOING"] * state.n_players,
+    }
+
+
+class State:
+    """Base class of a game state. Subclasses implement every method that raises NotImplementedError."""
+
+    n_players: int
+    turn_counter: int  # number of completed turns; the match runner records a state when it increases
+
+    @property
+    def current_player(self) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[Action]:
+        raise NotImplementedError
+
+    def apply(self, action: Action) -> None:
+        """Apply `action` for the current player; raise ValueError naming the action if it is illegal."""
+        raise NotImplementedError
+
+    def clone(self) -> "State":
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        raise NotImplementedError
+
+    def returns(self) -> list[int]:
+        """+1 win, -1 loss, 0 draw per seat (all tied leaders draw); all 0 while the game runs."""
+        raise NotImplementedError
+
+    def scores(self) -> list[float]:
+        """The game's own score per seat (the baseline OSLA heuristic)."""
+        raise NotImplementedError
+
+    def to_json(self) -> dict:
+        """The full state as a JSON-compatible dict (what is recorded and tokenized)."""
+        raise NotImplementedError
+
+    def key(self) -> Hashable:
+        """Canonical hashable key: equal for the same position reached by different move orders."""
+        raise NotImplementedError
+
+    def observation_json(self, player: int) -> dict:
+        """What `player` can see. Perfect-information games: the full state."""
+        return self.to_json()
+
+    def determinize(self, player: int, rng: random.Random) -> "State":
+        """A full state consistent with `player`'s observation; hidden cards and future chance re-sampled.
+
+        Perfect-information games without chance return a clone.
+        """
+        return self.clone()
+
+    def winner(self) -> int | None:
+        """The single winning seat of a finished game, None on a draw or while the game runs."""
+        if not self.is_terminal():
+            return None
+        winners = [p for p, r in enumerate(self.returns()) if r > 0]
+        return winners[0] if len(winners) == 1 else None
+
+
+class Game:
+    """A game with fixed parameters; creates states. Subclasses set `name`, `n_players`, `params`."""
+
+    name: str
+    n_players: int
+    params: dict
+
+    def new_state(self, seed: int = 0) -> State:
+        raise NotImplementedError
+
+    def from_json(self, doc: dict, seed: int = 0) -> State:
+        """Inverse of State.to_json; later chance is drawn from `seed`."""
+        raise NotImplementedError
+
+
+def check_params(game: str, given: dict, allowed: dict) -> dict:
+    """Merge `given` over the defaults in `allowed`, rejecting unknown names with a clear error."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ValueError(f"{game}: unknown parameter(s) {unknown}; allowed: {sorted(allowed)}")
+    return {**allowed, **given}

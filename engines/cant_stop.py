@@ -1,0 +1,320 @@
+"""Can't Stop as TAG plays it (RULES.md 2.3): 4 d6, tracks 2..12, 3 temporary markers, 3 tracks to win.
+
+TAG departs from the printed game: its track lengths are 2,4,6,8,10,12,10,8,6,4,2 (printed: 3..13).
+A turn is everything from a player's first decision to their stop or bust; `turn_counter` counts turns.
+Phases: in "Decision" the actions are "roll" and "stop" (stopping before any roll is legal); after a roll,
+in "Allocation", each pairing of the dice whose two sums are legal together is a sorted pair such as (7, 9),
+else each legal single sum of the other pairings is offered once, e.g. (7,); with no option only "bust".
+Dice come from the state's seeded random.Random, so a game is reproducible from its seed and actions.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engines.base import Game, State, check_params, common_json, normalize_action
+
+GAME_TYPE = "CantStop"
+TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
+TRACKS = range(2, 13)
+MARKERS = 3
+TRACKS_TO_WIN = 3
+DECISION, ALLOCATION = "Decision", "Allocation"
+ROLL, STOP, BUST = "roll", "stop", "bust"
+
+
+def returns_from_scores(scores: list[int]) -> list[int]:
+    """+1 for a single leader, 0 for every tied leader, -1 for everyone else."""
+    best = max(scores)
+    leaders = scores.count(best)
+    return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
+
+
+class CantStop(Game):
+    """The game: only the number of players (2..4, default 4) varies."""
+
+    name = "cant_stop"
+
+    def __init__(self, **params):
+        self.params = check_params(self.name, params, {"n_players": 4})
+        n = self.params["n_players"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 4:
+            raise ValueError(f"cant_stop: parameter n_players must be an int in 2..4, got {n!r}")
+        self.n_players = n
+
+    def new_state(self, seed: int = 0) -> "CantStopState":
+        """An empty board with seat 0 to decide; every later roll is drawn from `seed`."""
+        return CantStopState(self, random.Random(seed))
+
+    def from_json(self, doc: dict, seed: int = 0) -> "CantStopState":
+        """Rebuild a state from `to_json` output; rolls after the restart are drawn from `seed`."""
+        where = "cant_stop.from_json"
+        if not isinstance(doc, dict) or doc.get("gameType") != GAME_TYPE:
+            raise ValueError(f"{where}: doc is not a {GAME_TYPE} state document")
+        if doc.get("nPlayers") != self.n_players:
+            raise ValueError(f"{where}: nPlayers is {doc.get('nPlayers')!r}, this game has {self.n_players}")
+        state = CantStopState(self, random.Random(seed))
+        completed = doc.get("completedColumns")
+        if not isinstance(completed, list) or len(completed) != 13 or any(type(c) is not bool for c in completed):
+            raise ValueError(f"{where}: completedColumns must be 13 booleans, got {completed!r}")
+        state.completed = tuple(completed)
+        rows = doc.get("playerMarkerPositions")
+        if not isinstance(rows, list) or len(rows) != self.n_players:
+            raise ValueError(f"{where}: playerMarkerPositions must have one row per player, got {rows!r}")
+        state.permanent = tuple(
+            tuple(track_positions(row, f"{where}: playerMarkerPositions[{p}]")) for p, row in enumerate(rows)
+        )
+        temporary = track_positions(doc.get("temporaryMarkerPositions"), f"{where}: temporaryMarkerPositions")
+        state.temporary = {t: position for t, position in enumerate(temporary) if position}
+        dice = doc.get("dice")
+        if not isinstance(dice, list) or len(dice) != 4 or any(type(v) is not int or not 1 <= v <= 6 for v in dice):
+            raise ValueError(f"{where}: dice must be 4 ints in 1..6, got {dice!r}")
+        state.dice = tuple(dice)
+        if doc.get("gamePhase") not in (DECISION, ALLOCATION):
+            raise ValueError(f"{where}: gamePhase must be {DECISION!r} or {ALLOCATION!r}, got {doc.get('gamePhase')!r}")
+        state.phase = doc["gamePhase"]
+        turn_counter = doc.get("turnCounter")
+        if type(turn_counter) is not int or turn_counter < 0:
+            raise ValueError(f"{where}: turnCounter must be an int >= 0, got {turn_counter!r}")
+        state.turn_counter = turn_counter
+        for track in TRACKS:
+            at_top = [p for p in range(self.n_players) if state.permanent[p][track] == TRACK_LENGTHS[track]]
+            if len(at_top) > 1 or bool(at_top) != state.completed[track]:
+                raise ValueError(f"{where}: track {track} must be completed iff exactly one player is at its top")
+        winners = [p for p in range(self.n_players) if state.owned_tracks(p) >= TRACKS_TO_WIN]
+        if len(winners) > 1:
+            raise ValueError(f"{where}: players {winners} all own {TRACKS_TO_WIN} tracks")
+        turn_owner = doc.get("turnOwner")
+        if winners:
+            state.won_by = state.player = winners[0]
+        elif type(turn_owner) is not int or not 0 <= turn_owner < self.n_players:
+            raise ValueError(f"{where}: turnOwner must be a seat in 0..{self.n_players - 1}, got {turn_owner!r}")
+        else:
+            state.player = turn_owner
+        if winners and (state.temporary or state.phase != DECISION):
+            raise ValueError(f"{where}: a finished game has no temporary markers and is in phase {DECISION!r}")
+        mover = state.permanent[state.player]
+        if len(state.temporary) > MARKERS or any(
+            state.completed[t] or position <= mover[t] for t, position in state.temporary.items()
+        ):
+            raise ValueError(f"{where}: temporaryMarkerPositions {temporary} are not a legal turn in progress")
+        if state.phase == ALLOCATION:
+            state.options = state.allocations()
+        rebuilt = state.to_json()
+        for key in doc.keys() | rebuilt.keys():
+            if doc.get(key) != rebuilt.get(key):
+                raise ValueError(f"{where}: field {key!r} is {doc.get(key)!r}, the board implies {rebuilt.get(key)!r}")
+        return state
+
+
+def track_positions(row, where: str) -> list[int]:
+    """Check a list of 13 marker positions by dice sum (0 on the unused 0 and 1) and return a copy."""
+    if (
+        not isinstance(row, list)
+        or len(row) != 13
+        or any(type(v) is not int for v in row)
+        or any(not 0 <= row[t] <= TRACK_LENGTHS[t] for t in range(13))
+    ):
+        raise ValueError(f"{where} must be 13 ints, each within its track length {list(TRACK_LENGTHS)}, got {row!r}")
+    return row[:]
+
+
+class CantStopState(State):
+    """Permanent marker positions, completed tracks, this turn's temporary markers, dice and phase."""
+
+    __slots__ = ("game", "n_players", "permanent", "completed", "temporary", "dice", "phase", "options",
+                 "player", "turn_counter", "won_by", "rng", "rng_shared")
+
+    def __init__(self, game: CantStop, rng: random.Random):
+        self.game = game
+        self.n_players = game.n_players
+        # permanent[seat][track] (index = dice sum) and completed[track] change only when a player stops;
+        # they are tuples shared by clones and replaced, never mutated
+        self.permanent = ((0,) * 13,) * game.n_players
+        self.completed = (False,) * 13
+        self.temporary: dict[int, int] = {}  # track -> position of the mover's temporary marker
+        self.dice = (1, 1, 1, 1)  # the last roll; ones before the first roll
+        self.phase = DECISION
+        self.options: tuple = ()  # allocation actions for the current dice (Allocation phase only)
+        self.player = 0
+        self.turn_counter = 0
+        self.won_by = -1
+        self.rng = rng
+        self.rng_shared = False  # True while a clone may hold the same rng: copy it before drawing
+
+    @property
+    def current_player(self) -> int:
+        return self.player
+
+    def legal_actions(self) -> list:
+        if self.won_by >= 0:
+            return []
+        if self.phase == DECISION:
+            return [ROLL, STOP]
+        return list(self.options) if self.options else [BUST]
+
+    def apply(self, action) -> None:
+        """Apply `action` for the current player; a ValueError names an illegal one and what is legal."""
+        if type(action) is list:
+            action = normalize_action(action)
+        if type(action) is tuple and len(action) == 2 and type(action[0]) is int and type(action[1]) is int:
+            action = (min(action), max(action))
+        if self.won_by >= 0:
+            legal = False
+        elif self.phase == DECISION:
+            legal = action == ROLL or action == STOP
+        elif self.options:
+            legal = type(action) is tuple and action in self.options
+        else:
+            legal = action == BUST
+        if not legal:
+            raise ValueError(
+                f"cant_stop: illegal action {action!r} in phase {self.phase}; legal: {self.legal_actions()}"
+            )
+        if action == ROLL:
+            self.roll()
+        elif action == STOP:
+            self.stop()
+        elif action == BUST:
+            self.temporary = {}
+            self.end_turn()
+        else:
+            moves = self.permanent[self.player]
+            for track in action:
+                self.temporary[track] = self.temporary.get(track, moves[track]) + 1
+            self.phase = DECISION
+
+    def roll(self) -> None:
+        """Roll the 4 dice and list the allocations they allow."""
+        if self.rng_shared:
+            own = random.Random.__new__(random.Random)
+            own.setstate(self.rng.getstate())
+            self.rng, self.rng_shared = own, False
+        value = self.rng.randrange(6**4)  # four independent d6 from one draw
+        self.dice = (value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1)
+        self.phase = ALLOCATION
+        self.options = self.allocations()
+
+    def allocations(self) -> tuple:
+        """TAG's allocation actions for the current dice: legal pairings, else legal single sums."""
+        d = self.dice
+        pairings = []
+        for a, b in ((d[0] + d[1], d[2] + d[3]), (d[0] + d[2], d[1] + d[3]), (d[0] + d[3], d[1] + d[2])):
+            pairing = (a, b) if a <= b else (b, a)
+            if pairing not in pairings:
+                pairings.append(pairing)
+        options = [p for p in pairings if self.is_legal(p)]
+        for pairing in pairings:
+            if pairing not in options:
+                for track in pairing:
+                    single = (track,)
+                    if single not in options and self.is_legal(single):
+                        options.append(single)
+        return tuple(options)
+
+    def is_legal(self, tracks: tuple) -> bool:
+        """Each track open with room for its steps, and a free temporary marker for each new track.
+
+        Equivalent to TAG's count (3 - markers placed + markers on these tracks >= distinct tracks).
+        """
+        moves, temporary, completed = self.permanent[self.player], self.temporary, self.completed
+        steps = len(tracks) if tracks[0] == tracks[-1] else 1  # (7, 7) is two steps on one track
+        new_markers = 0
+        for track in tracks if steps == 1 else tracks[:1]:
+            if completed[track] or temporary.get(track, moves[track]) + steps > TRACK_LENGTHS[track]:
+                return False
+            if track not in temporary:
+                new_markers += 1
+        return new_markers <= MARKERS - len(temporary)
+
+    def stop(self) -> None:
+        """Make the temporary progress permanent, complete tracks that reached the top, check the win."""
+        player = self.player
+        moves, completed = list(self.permanent[player]), list(self.completed)
+        for track, position in self.temporary.items():
+            moves[track] = position
+            if position == TRACK_LENGTHS[track]:
+                completed[track] = True
+        self.permanent = self.permanent[:player] + (tuple(moves),) + self.permanent[player + 1:]
+        self.completed = tuple(completed)
+        self.temporary = {}
+        if self.owned_tracks(player) >= TRACKS_TO_WIN:
+            self.won_by = player
+        self.end_turn()
+
+    def end_turn(self) -> None:
+        """Count the turn; the next seat decides unless the game is over."""
+        self.turn_counter += 1
+        self.phase = DECISION
+        self.options = ()
+        if self.won_by < 0:
+            self.player = (self.player + 1) % self.n_players
+
+    def owned_tracks(self, seat: int) -> int:
+        """Completed tracks on which `seat`'s permanent marker stands at the top."""
+        moves = self.permanent[seat]
+        return sum(1 for t in TRACKS if self.completed[t] and moves[t] == TRACK_LENGTHS[t])
+
+    def clone(self) -> "CantStopState":
+        """An independent copy that will roll the same dice (it shares the rng until either side rolls)."""
+        self.rng_shared = True
+        return self.copy_with(self.rng, shared=True)
+
+    def determinize(self, player: int, rng: random.Random) -> "CantStopState":
+        """A copy whose future dice are re-seeded from `rng`: the board is public, later rolls are not."""
+        return self.copy_with(random.Random(rng.getrandbits(64)), shared=False)
+
+    def copy_with(self, rng: random.Random, shared: bool) -> "CantStopState":
+        other = CantStopState.__new__(CantStopState)
+        other.game = self.game
+        other.n_players = self.n_players
+        other.permanent = self.permanent
+        other.completed = self.completed
+        other.temporary = self.temporary.copy()
+        other.dice = self.dice
+        other.phase = self.phase
+        other.options = self.options
+        other.player = self.player
+        other.turn_counter = self.turn_counter
+        other.won_by = self.won_by
+        other.rng = rng
+        other.rng_shared = shared
+        return other
+
+    def is_terminal(self) -> bool:
+        return self.won_by >= 0
+
+    def scores(self) -> list[float]:
+        """Completed tracks owned per seat (TAG's game score)."""
+        return [float(self.owned_tracks(p)) for p in range(self.n_players)]
+
+    def returns(self) -> list[int]:
+        if self.won_by < 0:
+            return [0] * self.n_players
+        return returns_from_scores([self.owned_tracks(p) for p in range(self.n_players)])
+
+    def key(self) -> tuple:
+        """The position: markers, completed tracks, mover, phase and (when they matter) the dice."""
+        return (
+            self.permanent,
+            self.completed,
+            tuple(sorted(self.temporary.items())),
+            self.player,
+            self.phase,
+            self.dice if self.phase == ALLOCATION else None,
+            self.won_by,
+        )
+
+    def to_json(self) -> dict:
+        """TAG's container fields, plus this turn's temporary markers (0 = none) and the phase."""
+        temporary = [0] * 13
+        for track, position in self.temporary.items():
+            temporary[track] = position
+        return {
+            "completedColumns": list(self.completed),
+            "playerMarkerPositions": [list(row) for row in self.permanent],
+            "temporaryMarkerPositions": temporary,
+            "dice": list(self.dice),
+            "gamePhase": self.phase,
+            **common_json(self, GAME_TYPE),
+        }

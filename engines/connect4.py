@@ -1,0 +1,226 @@
+"""Connect4 as TAG plays it: an 8x8 board, 4 in a row, pieces drop to the lowest empty cell.
+
+Bitboards: column c holds bits c*(rows+1) .. c*(rows+1)+rows-1 from the bottom up; the extra bit on top
+of every column stays empty, so shifted runs never wrap from one column into the next.
+A turn is a single move; the game score is the result (+1 / -1 / 0), as in TAG.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from engines.base import Game, State, check_params, common_json
+
+PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
+EMPTY = "."
+
+
+class Connect4(Game):
+    """Connect4 with `rows` x `cols` cells and `win_length` in a row to win (TAG: gridSize 8, winCount 4)."""
+
+    name = "connect4"
+    n_players = 2
+    defaults = {"rows": 8, "cols": 8, "win_length": 4}
+
+    def __init__(self, **params):
+        self.params = check_params(self.name, params, self.defaults)
+        for key, value in self.params.items():
+            if type(value) is not int:
+                raise ValueError(f"connect4: parameter {key} must be an int, got {value!r}")
+        rows, cols, win = self.params["rows"], self.params["cols"], self.params["win_length"]
+        if win < 2:
+            raise ValueError(f"connect4: win_length must be >= 2, got {win}")
+        if rows < win or cols < win:
+            raise ValueError(f"connect4: rows ({rows}) and cols ({cols}) must be >= win_length ({win})")
+        self.rows, self.cols, self.win_length = rows, cols, win
+        self.height = rows + 1  # bits per column, including the empty guard bit
+        self.bottom = [1 << (c * self.height) for c in range(cols)]
+        self.top = [1 << (c * self.height + rows - 1) for c in range(cols)]
+        self.column = [((1 << rows) - 1) << (c * self.height) for c in range(cols)]
+        self.column_bits = [(self.column[c], self.bottom[c], self.top[c]) for c in range(cols)]
+        self.n_cells = rows * cols
+        self.min_win_moves = 2 * win - 1
+        self.run_shifts = [(step, _doubling_shifts(step, win)) for step in (1, self.height, self.height + 1, self.height - 1)]
+        self.shift_groups = tuple(tuple(shifts) for _, shifts in self.run_shifts)
+
+    def new_state(self, seed: int = 0) -> "Connect4State":
+        return Connect4State(self)
+
+    def from_json(self, doc: dict, seed: int = 0) -> "Connect4State":
+        """Rebuild a state from its to_json document; any field inconsistent with the board is rejected."""
+        if not isinstance(doc, dict) or not isinstance(doc.get("board"), list):
+            raise ValueError("connect4 from_json: document must be a dict with a 'board' list")
+        board = doc["board"]
+        if len(board) != self.rows or any(not isinstance(row, list) or len(row) != self.cols for row in board):
+            raise ValueError(f"connect4 from_json: 'board' must be {self.rows} rows of {self.cols} cells")
+        seats = [0, 0]
+        for r, row in enumerate(board):
+            bit_row = self.rows - 1 - r
+            for c, cell in enumerate(row):
+                if cell == EMPTY:
+                    continue
+                if cell not in PIECES:
+                    raise ValueError(f"connect4 from_json: board[{r}][{c}] is {cell!r}, expected one of 'x', 'o', '.'")
+                seats[PIECES.index(cell)] |= 1 << (c * self.height + bit_row)
+        mask = seats[0] | seats[1]
+        for c in range(self.cols):
+            column = (mask & self.column[c]) >> (c * self.height)
+            if column & (column + 1):
+                raise ValueError(f"connect4 from_json: column {c} has a piece above an empty cell")
+        n0, n1 = seats[0].bit_count(), seats[1].bit_count()
+        if n0 not in (n1, n1 + 1):
+            raise ValueError(f"connect4 from_json: {n0} 'x' pieces and {n1} 'o' pieces cannot alternate from 'x'")
+        state = Connect4State(self)
+        state._moves = n0 + n1
+        state._mask = mask
+        state._current = seats[state._moves & 1]
+        state._legal = [c for c in range(self.cols) if not mask & self.top[c]]
+        winners = [p for p in (0, 1) if self.has_run(seats[p])]
+        if len(winners) == 2:
+            raise ValueError("connect4 from_json: both players have a winning line")
+        if winners:
+            if winners[0] != (state._moves - 1) & 1:
+                raise ValueError(f"connect4 from_json: seat {winners[0]} has a winning line but did not move last")
+            state._winner = winners[0]
+            state._over = True
+        else:
+            state._over = state._moves == self.n_cells
+        rebuilt = state.to_json()
+        for key in list(doc) + list(rebuilt):
+            if doc.get(key) != rebuilt.get(key):
+                raise ValueError(f"connect4 from_json: field {key!r} is {doc.get(key)!r}, the board implies {rebuilt.get(key)!r}")
+        return state
+
+    def has_run(self, bits: int) -> bool:
+        """True when `bits` contain win_length consecutive pieces in any direction."""
+        for shifts in self.shift_groups:
+            run = bits
+            for shift in shifts:
+                run &= run >> shift
+            if run:
+                return True
+        return False
+
+    def run_cells(self, bits: int) -> list[list[int]]:
+        """All [row-from-top, col] cells on a winning run of `bits`, sorted."""
+        cells = set()
+        for step, shifts in self.run_shifts:
+            run = bits
+            for shift in shifts:
+                run &= run >> shift
+            while run:
+                start = (run & -run).bit_length() - 1
+                run &= run - 1
+                for i in range(self.win_length):
+                    column, row = divmod(start + i * step, self.height)
+                    cells.add((self.rows - 1 - row, column))
+        return [list(cell) for cell in sorted(cells)]
+
+
+def _doubling_shifts(step: int, length: int) -> list[int]:
+    """Shift amounts that reduce a bitboard to the starts of runs of `length` along `step` in few ANDs."""
+    shifts, covered = [], 1
+    while covered < length:
+        extra = min(covered, length - covered)
+        shifts.append(extra * step)
+        covered += extra
+    return shifts
+
+
+class Connect4State(State):
+    """A Connect4 position: the mover's pieces, all pieces, the move count and the outcome."""
+
+    __slots__ = ("_game", "_current", "_mask", "_moves", "_legal", "_winner", "_over")
+    n_players = 2
+
+    def __init__(self, game: Connect4):
+        self._game = game
+        self._current = 0  # pieces of the player to move
+        self._mask = 0  # all pieces
+        self._moves = 0
+        self._legal = list(range(game.cols))  # shared between clones; replaced, never mutated
+        self._winner = -1
+        self._over = False
+
+    @property
+    def current_player(self) -> int:
+        return self._moves & 1
+
+    @property
+    def turn_counter(self) -> int:
+        return self._moves
+
+    def legal_actions(self) -> list[int]:
+        return [] if self._over else self._legal[:]
+
+    def apply(self, action: int) -> None:
+        if self._over or type(action) is not int or action not in self._legal:
+            raise ValueError(f"connect4: illegal action {action!r}; legal actions: {self.legal_actions()}")
+        game = self._game
+        column, bottom, top = game.column_bits[action]
+        mask = self._mask
+        bit = (mask & column) + bottom
+        mover = self._current | bit
+        mask |= bit
+        self._mask = mask
+        self._current = mover ^ mask  # the opponent's pieces: they move next
+        moves = self._moves + 1
+        self._moves = moves
+        if bit & top:
+            self._legal = [c for c in self._legal if c != action]
+        if moves >= game.min_win_moves and game.has_run(mover):
+            self._winner = (moves - 1) & 1
+            self._over = True
+        elif moves == game.n_cells:
+            self._over = True
+
+    def clone(self) -> "Connect4State":
+        other = Connect4State.__new__(Connect4State)
+        other._game = self._game
+        other._current = self._current
+        other._mask = self._mask
+        other._moves = self._moves
+        other._legal = self._legal
+        other._winner = self._winner
+        other._over = self._over
+        return other
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[int]:
+        if self._winner < 0:
+            return [0, 0]
+        return [1, -1] if self._winner == 0 else [-1, 1]
+
+    def scores(self) -> list[float]:
+        return [float(r) for r in self.returns()]
+
+    def seat_bits(self) -> tuple[int, int]:
+        """Pieces of seat 0 and seat 1 as bitboards."""
+        other = self._mask ^ self._current
+        return (self._current, other) if self._moves & 1 == 0 else (other, self._current)
+
+    def key(self) -> Hashable:
+        return self.seat_bits()
+
+    def to_json(self) -> dict:
+        game = self._game
+        bits = self.seat_bits()
+        board = [[EMPTY] * game.cols for _ in range(game.rows)]
+        for seat in (0, 1):
+            pieces = bits[seat]
+            while pieces:
+                index = (pieces & -pieces).bit_length() - 1
+                pieces &= pieces - 1
+                column, row = divmod(index, game.height)
+                board[game.rows - 1 - row][column] = PIECES[seat]
+        heights = [(self._mask & game.column[c]).bit_count() for c in range(game.cols)]
+        winner_cells = game.run_cells(bits[self._winner]) if self._winner >= 0 else []
+        return {
+            "board": board,
+            "heights": heights,
+            "winnerCells": winner_cells,
+            "moveCount": self._moves,
+            **common_json(self, "Connect4"),
+        }

@@ -1,0 +1,200 @@
+"""Dots and Boxes as TAG plays it (RULES.md 2.2): R x C boxes, default 5 high x 7 wide, 2 players.
+
+Lines use the neutral encoding of DESIGN.md section 2: horizontal lines first (id = r*C + c, r = 0..R),
+then vertical lines (id = (R+1)*C + r*(C+1) + c, c = 0..C). Completing one or more boxes gives the mover
+another move within the same turn; a turn ends when a move completes no box or when the game ends.
+Drawn lines and owned boxes are bit sets (Python ints); with a list of the free lines that clones share,
+a state is a handful of ints and a clone copies no board.
+"""
+
+from __future__ import annotations
+
+from engines.base import Game, State, check_params, common_json
+
+GAME_TYPE = "DotsAndBoxes"
+N_PLAYERS = 2
+
+
+def line_ids_of_box(rows: int, cols: int, r: int, c: int) -> tuple[int, int, int, int]:
+    """The (top, bottom, left, right) line ids of box (r, c) in the neutral encoding."""
+    first_vertical = (rows + 1) * cols
+    top = r * cols + c
+    left = first_vertical + r * (cols + 1) + c
+    return top, top + cols, left, left + 1
+
+
+def returns_from_scores(scores: list[int]) -> list[int]:
+    """+1 for a single leader, 0 for every tied leader, -1 for everyone else."""
+    best = max(scores)
+    leaders = scores.count(best)
+    return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
+
+
+class DotsAndBoxes(Game):
+    """The game: board size and the per-line box masks shared by all its states."""
+
+    name = "dots_and_boxes"
+    n_players = N_PLAYERS
+
+    def __init__(self, **params):
+        self.params = check_params(self.name, params, {"rows": 5, "cols": 7})
+        self.rows, self.cols = self.params["rows"], self.params["cols"]
+        for key in ("rows", "cols"):
+            value = self.params[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"dots_and_boxes: parameter {key} must be an int >= 1, got {value!r}")
+        self.n_boxes = self.rows * self.cols
+        self.n_lines = (self.rows + 1) * self.cols + self.rows * (self.cols + 1)
+        self.all_lines = (1 << self.n_lines) - 1
+        self.all_boxes = (1 << self.n_boxes) - 1
+        self.box_line_masks = []
+        boxes_of_line: list[list[tuple[int, int]]] = [[] for _ in range(self.n_lines)]
+        for r in range(self.rows):
+            for c in range(self.cols):
+                lines = line_ids_of_box(self.rows, self.cols, r, c)
+                mask = sum(1 << line for line in lines)
+                self.box_line_masks.append(mask)
+                for line in lines:
+                    boxes_of_line[line].append((1 << (r * self.cols + c), mask))
+        # For each line: (box bit, that box's line mask) for the one or two boxes it borders.
+        self.boxes_of_line = tuple(tuple(pairs) for pairs in boxes_of_line)
+
+    def new_state(self, seed: int = 0) -> "DotsAndBoxesState":
+        """The empty board with seat 0 to move; the game has no chance, so `seed` changes nothing."""
+        return DotsAndBoxesState(self)
+
+    def from_json(self, doc: dict, seed: int = 0) -> "DotsAndBoxesState":
+        """Rebuild a state from `to_json` output, checking it against this game's board size."""
+        if not isinstance(doc, dict) or doc.get("gameType") != GAME_TYPE:
+            raise ValueError(f"dots_and_boxes.from_json: doc is not a {GAME_TYPE} state document")
+        state = DotsAndBoxesState(self)
+        for key, count in (("lineOwners", self.n_lines), ("boxOwners", self.n_boxes)):
+            owners = doc.get(key)
+            if not isinstance(owners, list) or len(owners) != count or any(type(o) is not int or not -1 <= o <= 1 for o in owners):
+                raise ValueError(f"dots_and_boxes.from_json: {key} must be {count} seats in -1..1, got {owners!r}")
+        for line, seat in enumerate(doc["lineOwners"]):
+            if seat >= 0:
+                state.lines_by[seat] |= 1 << line
+                state.drawn |= 1 << line
+        state.free = [line for line in state.free if not state.drawn >> line & 1]
+        for box, seat in enumerate(doc["boxOwners"]):
+            if seat >= 0:
+                state.boxes_by[seat] |= 1 << box
+                state.owned |= 1 << box
+        for box, mask in enumerate(self.box_line_masks):
+            if bool(state.owned >> box & 1) != (state.drawn & mask == mask):
+                raise ValueError(f"dots_and_boxes.from_json: box {box} is owned iff its four lines are drawn")
+        turn_owner, turn_counter = doc.get("turnOwner"), doc.get("turnCounter")
+        if type(turn_counter) is not int or turn_counter < 0:
+            raise ValueError(f"dots_and_boxes.from_json: turnCounter must be an int >= 0, got {turn_counter!r}")
+        if not state.is_terminal() and turn_owner not in (0, 1):
+            raise ValueError(f"dots_and_boxes.from_json: turnOwner must be 0 or 1, got {turn_owner!r}")
+        state.player = turn_owner if turn_owner in (0, 1) else 0
+        state.turn_counter = turn_counter
+        rebuilt = state.to_json()
+        for key in doc.keys() - rebuilt.keys():
+            raise ValueError(f"dots_and_boxes.from_json: unknown field {key!r}")
+        for key, value in rebuilt.items():
+            if doc.get(key) != value:
+                raise ValueError(f"dots_and_boxes.from_json: field {key} = {doc.get(key)!r} contradicts the board")
+        return state
+
+
+class DotsAndBoxesState(State):
+    """A position: drawn lines and owned boxes as bit sets per seat, the mover and the turn count."""
+
+    __slots__ = ("game", "lines_by", "drawn", "free", "boxes_by", "owned", "player", "turn_counter")
+    n_players = N_PLAYERS
+
+    def __init__(self, game: DotsAndBoxes):
+        self.game = game
+        self.lines_by = [0, 0]  # lines drawn by each seat
+        self.drawn = 0  # union of lines_by
+        self.free = list(range(game.n_lines))  # undrawn lines, ascending; shared by clones, replaced on change
+        self.boxes_by = [0, 0]  # boxes owned by each seat
+        self.owned = 0  # union of boxes_by
+        self.player = 0
+        self.turn_counter = 0
+
+    @property
+    def current_player(self) -> int:
+        return self.player
+
+    def legal_actions(self) -> list[int]:
+        """Undrawn line ids in increasing order (none once the game is over: every line is drawn)."""
+        return self.free[:]
+
+    def apply(self, action: int) -> None:
+        """Draw line `action`; claim the boxes it completes; pass the turn if it completed none."""
+        game = self.game
+        if type(action) is not int or not 0 <= action < game.n_lines:
+            raise ValueError(f"dots_and_boxes: action {action!r} is not a line id in 0..{game.n_lines - 1}")
+        bit = 1 << action
+        if self.drawn & bit:
+            raise ValueError(f"dots_and_boxes: line {action} is already drawn")
+        player = self.player
+        self.drawn |= bit
+        self.lines_by[player] |= bit
+        free = self.free[:]
+        free.remove(action)
+        self.free = free
+        completed = 0
+        for box_bit, mask in game.boxes_of_line[action]:
+            if self.drawn & mask == mask:
+                completed |= box_bit
+        if completed:
+            self.boxes_by[player] |= completed
+            self.owned |= completed
+            if self.owned == game.all_boxes:
+                self.turn_counter += 1  # the game's end also ends the mover's turn
+        else:
+            self.player = 1 - player
+            self.turn_counter += 1
+
+    def clone(self) -> "DotsAndBoxesState":
+        other = DotsAndBoxesState.__new__(DotsAndBoxesState)
+        other.game = self.game
+        other.lines_by = self.lines_by[:]
+        other.drawn = self.drawn
+        other.free = self.free
+        other.boxes_by = self.boxes_by[:]
+        other.owned = self.owned
+        other.player = self.player
+        other.turn_counter = self.turn_counter
+        return other
+
+    def is_terminal(self) -> bool:
+        return self.owned == self.game.all_boxes
+
+    def scores(self) -> list[float]:
+        """Boxes owned per seat."""
+        return [float(b.bit_count()) for b in self.boxes_by]
+
+    def returns(self) -> list[int]:
+        if self.owned != self.game.all_boxes:
+            return [0, 0]
+        return returns_from_scores([b.bit_count() for b in self.boxes_by])
+
+    def key(self) -> tuple:
+        """Drawn lines, box owners and the mover; who drew which line does not change the position."""
+        return (self.drawn, self.boxes_by[0], self.boxes_by[1], self.player)
+
+    def to_json(self) -> dict:
+        """Owner seat of each line (by line id) and box (row-major), -1 if none; box counts per seat."""
+        game = self.game
+        line_owners = [-1] * game.n_lines
+        for seat, lines in enumerate(self.lines_by):
+            for line in range(game.n_lines):
+                if lines >> line & 1:
+                    line_owners[line] = seat
+        box_owners = [-1] * game.n_boxes
+        for seat, boxes in enumerate(self.boxes_by):
+            for box in range(game.n_boxes):
+                if boxes >> box & 1:
+                    box_owners[box] = seat
+        return {
+            "lineOwners": line_owners,
+            "boxOwners": box_owners,
+            "nCellsPerPlayer": [b.bit_count() for b in self.boxes_by],
+            **common_json(self, GAME_TYPE),
+        }

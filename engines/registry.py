@@ -1,0 +1,29 @@
+"""Registry of games by name: GAMES maps a name to its Game class; load_game builds one."""
+
+from __future__ import annotations
+
+from engines.base import Game
+from engines.cant_stop import CantStop
+from engines.connect4 import Connect4
+from engines.dominion import Dominion
+from engines.dots_and_boxes import DotsAndBoxes
+from engines.sea_salt_paper import SeaSaltPaper
+from engines.seven_wonders import SevenWonders
+from engines.tictactoe import TicTacToe
+
+GAMES: dict[str, type[Game]] = {
+    "connect4": Connect4,
+    "dots_and_boxes": DotsAndBoxes,
+    "cant_stop": CantStop,
+    "tictactoe": TicTacToe,
+    "dominion": Dominion,
+    "sea_salt_paper": SeaSaltPaper,
+    "seven_wonders": SevenWonders,
+}
+
+
+def load_game(name: str, **params) -> Game:
+    """Build game `name` with `params` over its TAG defaults; unknown names get a clear error."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {sorted(GAMES)}")
+    return GAMES[name](**params)

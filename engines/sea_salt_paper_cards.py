@@ -1,0 +1,139 @@
+"""Sea Salt & Paper cards and hand scoring, as TAG defines them (RULES.md 2.4, `SeaSaltPaperParameters`, `HandManager`).
+
+A card is an int "kind" indexing KINDS (colour, suite, type); identical cards share a kind, so the 58-card
+deck is a multiset of kinds. Bonuses are TAG's defaults.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+DUO, COLLECTOR, MULTIPLIER, MERMAID = "DUO", "COLLECTOR", "MULTIPLIER", "MERMAID"
+
+# (suite, type, colours of its copies), in TAG's `cardsInit` order.
+DECK_SPEC = (
+    ("CRAB", DUO, ("LIGHT_BLUE", "LIGHT_BLUE", "BLUE", "BLUE", "YELLOW", "YELLOW", "GREEN", "GREY", "BLACK")),
+    ("BOAT", DUO, ("LIGHT_BLUE", "LIGHT_BLUE", "BLUE", "BLUE", "YELLOW", "YELLOW", "BLACK", "BLACK")),
+    ("FISH", DUO, ("BLUE", "BLUE", "BLACK", "BLACK", "YELLOW", "LIGHT_BLUE", "GREEN")),
+    ("SHARK", DUO, ("LIGHT_BLUE", "BLUE", "BLACK", "GREEN", "PURPLE")),
+    ("SWIMMER", DUO, ("LIGHT_BLUE", "LIGHT_BLUE", "BLUE", "YELLOW", "LIGHT_ORANGE")),
+    ("SHELL", COLLECTOR, ("GREEN", "GREY", "LIGHT_BLUE", "BLUE", "BLACK", "YELLOW")),
+    ("OCTOPUS", COLLECTOR, ("LIGHT_BLUE", "GREEN", "GREY", "PURPLE", "YELLOW")),
+    ("PENGUIN", COLLECTOR, ("PINK", "LIGHT_ORANGE", "PURPLE")),
+    ("SAILOR", COLLECTOR, ("ORANGE", "PINK")),
+    ("BOAT", MULTIPLIER, ("PURPLE",)),
+    ("FISH", MULTIPLIER, ("GREY",)),
+    ("PENGUIN", MULTIPLIER, ("GREEN",)),
+    ("SAILOR", MULTIPLIER, ("LIGHT_ORANGE",)),
+    ("MERMAID", MERMAID, ("WHITE", "WHITE", "WHITE", "WHITE")),
+)
+
+COLLECTOR_BONUS = {"SHELL": (0, 2), "OCTOPUS": (0, 3), "PENGUIN": (1, 2), "SAILOR": (0, 5)}  # (base, increment)
+MULTIPLIER_BONUS = {"BOAT": 1, "FISH": 1, "CRAB": 1, "PENGUIN": 2, "SAILOR": 3}  # per card of the suite
+DUO_BONUS = {"CRAB": 1, "BOAT": 1, "FISH": 1, "SWIMMER": 1, "SHARK": 1}  # per pair
+PAIR_SUITES = ("CRAB", "BOAT", "FISH")  # pairs of the same suite; SWIMMER pairs with SHARK
+
+KINDS: list[tuple[str, str, str]] = []  # (colour, suite, type)
+DECK: list[int] = []  # the 58 cards as kinds
+for _suite, _type, _colours in DECK_SPEC:
+    for _colour in _colours:
+        if (_colour, _suite, _type) not in KINDS:
+            KINDS.append((_colour, _suite, _type))
+        DECK.append(KINDS.index((_colour, _suite, _type)))
+DECK_COUNTS = Counter(DECK)
+
+NAMES = [f"{colour} {suite} {ctype}" for colour, suite, ctype in KINDS]  # TAG's componentName
+KIND_BY_NAME = {name: kind for kind, name in enumerate(NAMES)}
+COLOUR = [colour for colour, _, _ in KINDS]
+SUITE = [suite for _, suite, _ in KINDS]
+TYPE = [ctype for _, _, ctype in KINDS]
+IS_DUO = [ctype == DUO for ctype in TYPE]
+
+
+def card_json(kind: int) -> dict:
+    """The card as TAG's Gson writes a SeaSaltPaperCard."""
+    colour, suite, ctype = KINDS[kind]
+    return {"color": colour, "cardSuite": suite, "cardType": ctype, "type": "CARD", "properties": {},
+            "componentName": NAMES[kind]}
+
+
+SUITES = sorted({suite for suite in SUITE})
+COLOURS = sorted({colour for colour in COLOUR})
+SUITE_ID = [SUITES.index(s) for s in SUITE]
+COLOUR_ID = [COLOURS.index(c) for c in COLOUR]
+TYPE_ID = [(DUO, COLLECTOR, MULTIPLIER, MERMAID).index(t) for t in TYPE]  # 0 duo, 1 collector, 2 multiplier, 3 mermaid
+COLLECTOR_IDS = [(SUITES.index(s), base, inc) for s, (base, inc) in COLLECTOR_BONUS.items()]
+MULTIPLIER_BY_ID = [MULTIPLIER_BONUS.get(s, 0) for s in SUITES]
+PAIR_IDS = [(SUITES.index(s), DUO_BONUS[s]) for s in PAIR_SUITES]
+SWIMMER_ID, SHARK_ID, SWIMMER_SHARK_BONUS = SUITES.index("SWIMMER"), SUITES.index("SHARK"), DUO_BONUS["SWIMMER"]
+
+
+def colour_counts(hand: list[int], played: list[int]) -> list[int]:
+    """Cards per colour over hand and played duos (mermaids count as WHITE)."""
+    counts = [0] * len(COLOURS)
+    for kind in hand:
+        counts[COLOUR_ID[kind]] += 1
+    for kind in played:
+        counts[COLOUR_ID[kind]] += 1
+    return counts
+
+
+def colour_bonus(hand: list[int], played: list[int], n_colours: int) -> int:
+    """Sum of the `n_colours` largest colour counts over hand and played duos."""
+    if n_colours <= 0:
+        return 0
+    return sum(sorted(colour_counts(hand, played), reverse=True)[:n_colours])
+
+
+def pair_points(suite_counts: list[int]) -> int:
+    """Points of the duo pairs among cards with these suite counts (same-suite pairs, swimmer with shark)."""
+    points = min(suite_counts[SWIMMER_ID], suite_counts[SHARK_ID]) * SWIMMER_SHARK_BONUS
+    for suite, bonus in PAIR_IDS:
+        points += suite_counts[suite] // 2 * bonus
+    return points
+
+
+def hand_points(hand: list[int], played: list[int], victory_threshold: int) -> int:
+    """TAG's HandManager.calculatePoint: collectors, multipliers, mermaids, pairs in hand, played pairs.
+
+    Multipliers count the suite's non-multiplier cards in hand plus those in the played-duo area.
+    Four mermaids score exactly the victory threshold (TAG's stand-in for the instant win).
+    """
+    n = len(SUITES)
+    suites, collectors, duos, played_suites = [0] * n, [0] * n, [0] * n, [0] * n
+    multipliers, mermaids = [], 0
+    for kind in hand:
+        suite, ctype = SUITE_ID[kind], TYPE_ID[kind]
+        if ctype == 2:
+            multipliers.append(suite)
+            continue
+        suites[suite] += 1
+        if ctype == 0:
+            duos[suite] += 1
+        elif ctype == 1:
+            collectors[suite] += 1
+        else:
+            mermaids += 1
+    if mermaids >= 4:
+        return victory_threshold
+    for kind in played:
+        played_suites[SUITE_ID[kind]] += 1
+        suites[SUITE_ID[kind]] += 1
+    score = pair_points(duos) + pair_points(played_suites)
+    for suite, base, increment in COLLECTOR_IDS:
+        if collectors[suite]:
+            score += base + increment * (collectors[suite] - 1)
+    for suite in multipliers:
+        score += MULTIPLIER_BY_ID[suite] * suites[suite]
+    if mermaids:
+        score += sum(sorted(colour_counts(hand, played), reverse=True)[:mermaids])
+    return score
+
+
+def kinds(*names: str) -> list[int]:
+    """Cards by TAG name, e.g. kinds("BLUE CRAB DUO", "WHITE MERMAID MERMAID"); unknown names raise ValueError."""
+    unknown = [n for n in names if n not in KIND_BY_NAME]
+    if unknown:
+        raise ValueError(f"sea_salt_paper: unknown card name(s) {unknown}")
+    return [KIND_BY_NAME[n] for n in names]
+

@@ -1,0 +1,150 @@
+"""Tic-Tac-Toe on a 3x3 board; cells 0..8 row-major from the top-left, "x" (seat 0) moves first.
+
+Each player's pieces are a 9-bit bitboard. A turn is a single move; the game score is the result.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from engines.base import Game, State, check_params, common_json
+
+PIECES = ("x", "o")
+EMPTY = "."
+LINES = (0b000000111, 0b000111000, 0b111000000,  # rows
+         0b001001001, 0b010010010, 0b100100100,  # columns
+         0b100010001, 0b001010100)  # diagonals
+LINES_THROUGH = tuple(tuple(line for line in LINES if line >> cell & 1) for cell in range(9))
+
+
+class TicTacToe(Game):
+    """Tic-Tac-Toe; it has no parameters."""
+
+    name = "tictactoe"
+    n_players = 2
+    defaults: dict = {}
+
+    def __init__(self, **params):
+        self.params = check_params(self.name, params, self.defaults)
+
+    def new_state(self, seed: int = 0) -> "TicTacToeState":
+        return TicTacToeState()
+
+    def from_json(self, doc: dict, seed: int = 0) -> "TicTacToeState":
+        """Rebuild a state from its to_json document; any field inconsistent with the board is rejected."""
+        board = doc.get("board") if isinstance(doc, dict) else None
+        if not isinstance(board, list) or len(board) != 3 or any(not isinstance(row, list) or len(row) != 3 for row in board):
+            raise ValueError("tictactoe from_json: document must be a dict whose 'board' is 3 rows of 3 cells")
+        seats = [0, 0]
+        for r, row in enumerate(board):
+            for c, cell in enumerate(row):
+                if cell == EMPTY:
+                    continue
+                if cell not in PIECES:
+                    raise ValueError(f"tictactoe from_json: board[{r}][{c}] is {cell!r}, expected one of 'x', 'o', '.'")
+                seats[PIECES.index(cell)] |= 1 << (3 * r + c)
+        n0, n1 = seats[0].bit_count(), seats[1].bit_count()
+        if n0 not in (n1, n1 + 1):
+            raise ValueError(f"tictactoe from_json: {n0} 'x' pieces and {n1} 'o' pieces cannot alternate from 'x'")
+        winners = [p for p in (0, 1) if any(seats[p] & line == line for line in LINES)]
+        if len(winners) == 2:
+            raise ValueError("tictactoe from_json: both players have a winning line")
+        state = TicTacToeState()
+        state._seats = seats
+        state._moves = n0 + n1
+        if winners:
+            if winners[0] != (state._moves - 1) & 1:
+                raise ValueError(f"tictactoe from_json: seat {winners[0]} has a winning line but did not move last")
+            state._winner = winners[0]
+        state._over = bool(winners) or state._moves == 9
+        rebuilt = state.to_json()
+        for key in list(doc) + list(rebuilt):
+            if doc.get(key) != rebuilt.get(key):
+                raise ValueError(f"tictactoe from_json: field {key!r} is {doc.get(key)!r}, the board implies {rebuilt.get(key)!r}")
+        return state
+
+
+class TicTacToeState(State):
+    """A Tic-Tac-Toe position: both players' bitboards, the move count and the outcome."""
+
+    __slots__ = ("_seats", "_moves", "_winner", "_over")
+    n_players = 2
+
+    def __init__(self):
+        self._seats = [0, 0]
+        self._moves = 0
+        self._winner = -1
+        self._over = False
+
+    @property
+    def current_player(self) -> int:
+        return self._moves & 1
+
+    @property
+    def turn_counter(self) -> int:
+        return self._moves
+
+    def legal_actions(self) -> list[int]:
+        if self._over:
+            return []
+        occupied = self._seats[0] | self._seats[1]
+        return [cell for cell in range(9) if not occupied >> cell & 1]
+
+    def apply(self, action: int) -> None:
+        seats = self._seats
+        if self._over or type(action) is not int or not 0 <= action < 9 or (seats[0] | seats[1]) >> action & 1:
+            raise ValueError(f"tictactoe: illegal action {action!r}; legal actions: {self.legal_actions()}")
+        mover = self._moves & 1
+        pieces = seats[mover] | (1 << action)
+        seats[mover] = pieces
+        self._moves += 1
+        for line in LINES_THROUGH[action]:
+            if pieces & line == line:
+                self._winner = mover
+                self._over = True
+                return
+        if self._moves == 9:
+            self._over = True
+
+    def clone(self) -> "TicTacToeState":
+        other = TicTacToeState.__new__(TicTacToeState)
+        other._seats = self._seats[:]
+        other._moves = self._moves
+        other._winner = self._winner
+        other._over = self._over
+        return other
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[int]:
+        if self._winner < 0:
+            return [0, 0]
+        return [1, -1] if self._winner == 0 else [-1, 1]
+
+    def scores(self) -> list[float]:
+        return [float(r) for r in self.returns()]
+
+    def key(self) -> Hashable:
+        return (self._seats[0], self._seats[1])
+
+    def to_json(self) -> dict:
+        board = [[EMPTY] * 3 for _ in range(3)]
+        for seat in (0, 1):
+            for cell in range(9):
+                if self._seats[seat] >> cell & 1:
+                    board[cell // 3][cell % 3] = PIECES[seat]
+        winner_cells = []
+        if self._winner >= 0:
+            pieces = self._seats[self._winner]
+            on_line = 0
+            for line in LINES:
+                if pieces & line == line:
+                    on_line |= line
+            winner_cells = [[cell // 3, cell % 3] for cell in range(9) if on_line >> cell & 1]
+        return {
+            "board": board,
+            "winnerCells": winner_cells,
+            "moveCount": self._moves,
+            **common_json(self, "TicTacToe"),
+        }

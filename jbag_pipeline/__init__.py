@@ -1,0 +1,1 @@
+"""jbag_pipeline: the JSON-Bag model, storage, Dagster assets, CLI and report."""

@@ -1,0 +1,14 @@
+"""The report asset: data/report/index.html (and report.md) with the tables and plots of the lake."""
+
+import dagster as dg
+
+from jbag_pipeline.report import write_report
+from jbag_pipeline.resources import JbagSettings
+
+
+@dg.asset(group_name="report", deps=["catalog"],
+          description="HTML + Markdown report of every table in the lake, with plots.")
+def report(settings: JbagSettings) -> dg.MaterializeResult:
+    path = write_report(settings.root())
+    return dg.MaterializeResult(metadata={"path": dg.MetadataValue.path(str(path)),
+                                          "url": dg.MetadataValue.url(path.as_uri())})

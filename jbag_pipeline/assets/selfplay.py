@@ -1,0 +1,54 @@
+"""Self-play assets: MCTS games per game partition, written as the `selfplay_games` and `selfplay_states` tables."""
+
+import dagster as dg
+import polars as pl
+
+from jbag_pipeline import lake
+from jbag_pipeline.assets.common import game_partitions, preview
+from jbag_pipeline.presets import game_run
+from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
+
+
+class SelfplayConfig(dg.Config):
+    """Which block of seeds to play; a scheduled rerun moves to the next block."""
+
+    block: int = 0
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec("selfplay_games", group_name="selfplay", partitions_def=game_partitions,
+                     description="One row per self-play game: seed, seats, agents, winner, scores, actions."),
+        dg.AssetSpec("selfplay_states", group_name="selfplay", partitions_def=game_partitions,
+                     description="The JSON of every state recorded after a turn ended, and the terminal state."),
+    ],
+    check_specs=[
+        dg.AssetCheckSpec("every_game_has_states", asset="selfplay_states"),
+        dg.AssetCheckSpec("game_ids_unique", asset="selfplay_games"),
+    ],
+)
+def selfplay(context: dg.AssetExecutionContext, config: SelfplayConfig, settings: JbagSettings):
+    game = context.partition_key
+    preset = settings.get_preset()
+    run = game_run(preset, game)
+    seeds = selfplay_seeds(preset.seed, config.block, run.selfplay_games)
+    games, states = play_selfplay(game, run, seeds)
+    root = settings.root()
+    games_path = lake.write_table(games, root, "selfplay_games", {"game": game})
+    states_path = lake.write_table(states, root, "selfplay_states", {"game": game})
+    winners = games.group_by("winner").len().sort("winner", nulls_last=True)
+    yield dg.MaterializeResult(asset_key="selfplay_games", metadata={
+        "dagster/row_count": len(games), "path": dg.MetadataValue.path(str(games_path)),
+        "preset": preset.name, "mcts_iterations": run.mcts_iterations, "seed_block": config.block,
+        "winners (null = draw)": preview(winners), "preview": preview(games.drop("actions")),
+    })
+    yield dg.MaterializeResult(asset_key="selfplay_states", metadata={
+        "dagster/row_count": len(states), "path": dg.MetadataValue.path(str(states_path)),
+        "mean_states_per_game": float(games["n_states"].mean()), "preview": preview(states),
+    })
+    missing = set(games["game_id"]) - set(states["game_id"])
+    yield dg.AssetCheckResult(asset_key="selfplay_states", check_name="every_game_has_states",
+                              passed=not missing, metadata={"games_without_states": len(missing)})
+    yield dg.AssetCheckResult(asset_key="selfplay_games", check_name="game_ids_unique",
+                              passed=games["game_id"].n_unique() == len(games))

@@ -1,0 +1,94 @@
+"""The `jbag` command: run the pipeline, query the catalog, ingest outside logs, build the report, benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from jbag_pipeline import lake
+
+
+def cmd_run(args) -> int:
+    from jbag_pipeline.catalog import catalog_path
+    from jbag_pipeline.definitions import ALL_ASSETS
+    from jbag_pipeline.presets import get_preset
+    from jbag_pipeline.resources import JbagSettings
+    from jbag_pipeline.runner import dagster_instance, materialize_all
+
+    preset = get_preset(args.preset, args.seed)  # validates the name before anything runs
+    root = lake.data_dir(args.data_dir)
+    settings = JbagSettings(preset=preset.name, seed=args.seed, data_dir=str(root))
+    select = [s.strip() for s in args.select.split(",")] if args.select else None
+    games = [g.strip() for g in args.games.split(",")] if args.games else None
+    print(f"jbag run: preset {preset.name}, seed {preset.seed}, data in {root}")
+    start = time.perf_counter()
+    results = materialize_all(ALL_ASSETS, settings, select, games, instance=dagster_instance(root))
+    print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
+    slowest = sorted(results, key=lambda r: -r.seconds)[:5]
+    for r in slowest:
+        print(f"  {r.seconds:7.1f}s  {', '.join(r.assets)}" + (f" (game={r.partition})" if r.partition else ""))
+    report = root / "report" / "index.html"
+    if report.exists():
+        print(f"report:  {report}")
+    if catalog_path(root).exists():
+        print(f"catalog: {catalog_path(root)}   (query it: jbag sql \"SELECT * FROM games LIMIT 5\")")
+    return 0
+
+
+def cmd_sql(args) -> int:
+    from jbag_pipeline.query import run_query_cli
+
+    return run_query_cli(args.query, lake.data_dir(args.data_dir), args.format)
+
+
+def cmd_report(args) -> int:
+    from jbag_pipeline.report import write_report
+
+    path = write_report(lake.data_dir(args.data_dir))
+    print(f"report: {path}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from benchmarks.run_all import main as bench_main
+
+    return bench_main(args.only, args.repeats)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jbag", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="materialise the asset graph (what the Dagster UI would do)")
+    run.add_argument("--preset", help="smoke | demo | paper (default: JBAG_PRESET, else demo)")
+    run.add_argument("--seed", type=int, help="run seed (default: the preset's)")
+    run.add_argument("--data-dir", help="data directory (default: JBAG_DATA_DIR, else ./data)")
+    run.add_argument("--select", help="comma-separated asset names (default: every asset)")
+    run.add_argument("--games", help="comma-separated game partitions (default: every registered game)")
+    run.set_defaults(func=cmd_run)
+    sql = sub.add_parser("sql", help="read-only SQL over the catalog views; no query = interactive prompt")
+    sql.add_argument("query", nargs="?")
+    sql.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    sql.add_argument("--data-dir")
+    sql.set_defaults(func=cmd_sql)
+    report = sub.add_parser("report", help="regenerate data/report/ from the lake")
+    report.add_argument("--data-dir")
+    report.set_defaults(func=cmd_report)
+    bench = sub.add_parser("bench", help="run the benchmark suite and write benchmarks/RESULTS.md")
+    bench.add_argument("--only", help="comma-separated benchmark module names")
+    bench.add_argument("--repeats", type=int, default=5)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"jbag {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Run presets: one name fixes the scale of a whole run (DESIGN.md section 6).
+
+smoke: CI, seconds per game. demo: the default main job, every game in minutes on a 2-core laptop.
+paper: the paper's counts (1000 self-play games per game, 1000 evaluation games per seat and variant).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+PRESET_NAMES = ("smoke", "demo", "paper")
+
+
+@dataclass(frozen=True)
+class GameRun:
+    """How one game is played for self-play and evaluation."""
+
+    params: dict = field(default_factory=dict)
+    selfplay_games: int = 10
+    mcts_iterations: int = 50
+    rollout_length: int = 100
+    eval_games_per_seat: int = 1
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    seed: int
+    games: dict[str, GameRun]
+    test_share: float = 0.3  # held-out share of self-play games for winner classification
+    rf_trees: int = 100
+    top_k: int = 100
+    segments: int = 4
+    adaptive_share: float = 0.9
+    token_blacklist: tuple[str, ...] = ("gameStatus", "playerResults")
+    duckdb_memory_limit: str = "4GB"
+
+
+def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overrides: GameRun) -> dict[str, GameRun]:
+    base = GameRun(selfplay_games=selfplay, mcts_iterations=iterations, rollout_length=rollout, eval_games_per_seat=eval_games)
+    names = ("connect4", "tictactoe", "dots_and_boxes", "cant_stop", "sea_salt_paper", "dominion", "seven_wonders")
+    return {name: overrides.get(name, base) for name in names}
+
+
+PRESETS: dict[str, Preset] = {
+    "smoke": Preset(
+        name="smoke", seed=0, rf_trees=20, top_k=20,
+        games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
+    ),
+    "demo": Preset(
+        name="demo", seed=0,
+        games=_runs(selfplay=60, iterations=100, rollout=50, eval_games=5),
+    ),
+    "paper": Preset(
+        name="paper", seed=0,
+        games=_runs(selfplay=1000, iterations=1000, rollout=100, eval_games=1000),
+    ),
+}
+
+
+def get_preset(name: str | None = None, seed: int | None = None) -> Preset:
+    """The preset `name` (else JBAG_PRESET, else demo), optionally with another seed."""
+    name = name or os.environ.get("JBAG_PRESET") or "demo"
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of {list(PRESET_NAMES)}")
+    preset = PRESETS[name]
+    return preset if seed is None else replace(preset, seed=seed)
+
+
+def game_run(preset: Preset, game: str) -> GameRun:
+    """The settings of `game` in `preset`; games registered later get the preset's connect4 scale."""
+    return preset.games.get(game, preset.games["connect4"])

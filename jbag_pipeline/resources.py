@@ -1,0 +1,33 @@
+"""The one Dagster resource: which preset, seed and data directory a run uses."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from jbag_pipeline import lake
+from jbag_pipeline.presets import Preset, get_preset
+
+
+class JbagSettings(dg.ConfigurableResource):
+    """Preset name, seed override and data directory; set from run config, else JBAG_PRESET / JBAG_DATA_DIR."""
+
+    preset: str = "demo"
+    seed: int | None = None
+    data_dir: str = "data"
+
+    def get_preset(self) -> Preset:
+        return get_preset(self.preset, self.seed)
+
+    def root(self) -> Path:
+        return lake.data_dir(self.data_dir)
+
+
+def settings_from_env() -> JbagSettings:
+    """Settings as the environment gives them (what `dagster dev` and `jbag run` start from)."""
+    return JbagSettings(
+        preset=os.environ.get("JBAG_PRESET", "demo"),
+        data_dir=os.environ.get("JBAG_DATA_DIR", "data"),
+    )

@@ -1,0 +1,52 @@
+"""Self-play: MCTS plays every seat; each match becomes a `games` row and its recorded `states` rows."""
+
+from __future__ import annotations
+
+import orjson
+import polars as pl
+
+from engines import load_game
+from engines.agents import MCTSAgent
+from engines.match import play_match
+from jbag_pipeline.presets import GameRun
+
+GAMES_SCHEMA = {
+    "game": pl.String, "game_id": pl.Int64, "seed": pl.Int64, "n_players": pl.Int8, "params": pl.String,
+    "agents": pl.List(pl.String), "winner": pl.Int8, "returns": pl.List(pl.Int8), "scores": pl.List(pl.Float64),
+    "actions": pl.String, "n_actions": pl.Int32, "n_states": pl.Int32,
+}
+STATES_SCHEMA = {
+    "game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "turn": pl.Int32, "player": pl.Int8,
+    "is_terminal": pl.Boolean, "doc": pl.String,
+}
+
+
+def selfplay_seeds(run_seed: int, block: int, n_games: int) -> list[int]:
+    """Seeds of one block of self-play games; a later block (scheduled rerun) never repeats an earlier seed."""
+    start = run_seed * 1_000_000_000 + block * 1_000_000
+    return [start + i for i in range(n_games)]
+
+
+def play_selfplay(game_name: str, run: GameRun, seeds: list[int]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Play one MCTS self-play game per seed; returns the (games, states) tables. game_id = seed."""
+    game = load_game(game_name, **run.params)
+    game_rows, state_rows = [], []
+    for seed in seeds:
+        agents = [MCTSAgent(iterations=run.mcts_iterations, rollout_length=run.rollout_length, seed=seed * 16 + seat)
+                  for seat in range(game.n_players)]
+        record = play_match(game, agents, seed=seed)
+        game_rows.append({
+            "game": game_name, "game_id": seed, "seed": seed, "n_players": game.n_players,
+            "params": orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode(),
+            "agents": [f"mcts(iterations={run.mcts_iterations},rollout={run.rollout_length})"] * game.n_players,
+            "winner": record.winner, "returns": list(record.returns), "scores": [float(s) for s in record.scores],
+            "actions": orjson.dumps(record.actions).decode(), "n_actions": len(record.actions),
+            "n_states": len(record.states),
+        })
+        last = len(record.states) - 1
+        for s in record.states:
+            state_rows.append({
+                "game": game_name, "game_id": seed, "state_idx": s.state_idx, "turn": s.turn, "player": s.player,
+                "is_terminal": s.state_idx == last, "doc": orjson.dumps(s.doc).decode(),
+            })
+    return pl.DataFrame(game_rows, schema=GAMES_SCHEMA), pl.DataFrame(state_rows, schema=STATES_SCHEMA)

@@ -1,0 +1,26 @@
+"""Tokenize recorded states into the long `state_tokens` table (one row per state and token)."""
+
+from __future__ import annotations
+
+import orjson
+import polars as pl
+
+from jbag_pipeline.tokenize import tokenize_state
+
+TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
+
+
+def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: bool = True) -> pl.DataFrame:
+    """Tokens of every state of a `selfplay_states`-shaped table, sorted by (game_id, state_idx, token)."""
+    games, ids, idxs, tokens, counts = [], [], [], [], []
+    for game, game_id, state_idx, doc in states.select("game", "game_id", "state_idx", "doc").iter_rows():
+        bag = tokenize_state(orjson.loads(doc), mode=mode, num_suffix=num_suffix)
+        n = len(bag)
+        games.extend([game] * n)
+        ids.extend([game_id] * n)
+        idxs.extend([state_idx] * n)
+        tokens.extend(bag.keys())
+        counts.extend(bag.values())
+    table = pl.DataFrame({"game": games, "game_id": ids, "state_idx": idxs, "token": tokens, "count": counts},
+                         schema=TOKENS_SCHEMA)
+    return table.sort("game_id", "state_idx", "token")
