@@ -42,6 +42,9 @@ class Connect4(Game):
         self.min_win_moves = 2 * win - 1
         self.run_shifts = [(step, _doubling_shifts(step, win)) for step in (1, self.height, self.height + 1, self.height - 1)]
         self.shift_groups = tuple(tuple(shifts) for _, shifts in self.run_shifts)
+        # Runs of up to 4 need at most two shifts per direction; has_run then skips its inner loop
+        # (a second shift of 0 leaves a run of 2 unchanged). None for longer runs.
+        self.shift_pairs = tuple((shifts + (0,))[:2] for shifts in self.shift_groups) if win <= 4 else None
 
     def new_state(self, seed: int = 0) -> "Connect4State":
         return Connect4State(self)
@@ -93,6 +96,12 @@ class Connect4(Game):
 
     def has_run(self, bits: int) -> bool:
         """True when `bits` contain win_length consecutive pieces in any direction."""
+        if self.shift_pairs is not None:
+            for first, second in self.shift_pairs:
+                run = bits & (bits >> first)
+                if run & (run >> second):
+                    return True
+            return False
         for shifts in self.shift_groups:
             run = bits
             for shift in shifts:
@@ -173,6 +182,34 @@ class Connect4State(State):
             self._over = True
         elif moves == game.n_cells:
             self._over = True
+
+    def random_playout(self, rand, max_actions: int) -> None:
+        """Apply up to `max_actions` uniformly random moves, each legal_actions()[int(rand() * n)].
+
+        The same moves as that loop over legal_actions() and apply() (MCTS rollouts rely on it), with the
+        state kept in local variables: a rollout is most of an MCTS iteration.
+        """
+        game = self._game
+        column_bits, has_run, min_win_moves, n_cells = game.column_bits, game.has_run, game.min_win_moves, game.n_cells
+        legal, current, mask, moves, over = self._legal, self._current, self._mask, self._moves, self._over
+        for _ in range(max_actions):
+            if over:
+                break
+            action = legal[int(rand() * len(legal))]
+            column, bottom, top = column_bits[action]
+            bit = (mask & column) + bottom
+            mover = current | bit
+            mask |= bit
+            current = mover ^ mask
+            moves += 1
+            if bit & top:
+                legal = [c for c in legal if c != action]
+            if moves >= min_win_moves and has_run(mover):
+                self._winner = (moves - 1) & 1
+                over = True
+            elif moves == n_cells:
+                over = True
+        self._legal, self._current, self._mask, self._moves, self._over = legal, current, mask, moves, over
 
     def clone(self) -> "Connect4State":
         other = Connect4State.__new__(Connect4State)

@@ -4,8 +4,9 @@ A turn: Play phase (1 action; play action cards from hand) then Buy phase (1 buy
 in hand + bonus money - spent; treasures are never played), then hand and tableau are discarded and 5 cards
 drawn. Card effects that need choices are sequences of decisions (dominion_cards.py); `current_player` is the
 seat deciding now, which is a Militia victim while it chooses. The game ends, checked after every action
-that completes, when the Province pile or any 3 supply piles are empty; score = victory points; tied
-leaders draw. Nothing forces a player to buy, so a game in which nobody ever buys would not end.
+that leaves no card effect pending, when the Province pile or any 3 supply piles are empty; score = victory
+points; tied leaders draw. A turn (turn_counter) is one player's whole turn. Nothing forces a player to buy,
+so a game in which nobody ever buys would not end.
 
 Actions: ("play", CARD), ("buy", CARD), "end_phase", ("discard", CARD), ("trash", CARD), ("gain", CARD),
 "reveal_moat", "done" (stop discarding to Cellar, or decline to reveal a Moat).

@@ -12,18 +12,20 @@ Actions (JSON lists are accepted):
   payment is offered; a free card (no cost, a chain prerequisite built, an Olympia power) is (0, 0) only.
   A card's own coin cost is paid on top. No duplicate structures (Loom = LoomAge2, etc., as TAG).
 - ("wonder", card, to_left, to_right): build the next wonder stage, tucking `card` (TAG puts it in the
-  discard pile). As TAG, paid from own production only unless `stage_trading=True` (printed rule).
+  discard pile). As TAG, paid from own production only unless `stage_trading=True` (printed rule); own
+  two-good producers and wilds count here, where TAG counts single-good production only.
 - ("discard", card): discard for 3 coins.
 - ("build_discard", card) or ("pass",): Halicarnassus builds a discard for free (an extra turn).
 Trading prices: 2 per good; EastTradingPost makes basic goods of seat - 1 cost 1 and WestTradingPost those
 of seat + 1 (TAG's mapping; the printed cards name the other sides); Marketplace makes grey goods cost 1.
 
 Wonder powers as TAG: Halicarnassus (day stage 2, every night stage) builds a card from the discard pile
-after the round; Babylon (night stage 1) builds its last card of each age for free (discarded if it would
-be a duplicate, where TAG would build it again); Olympia day stage 2 makes the first card of each colour
-free, night stage 1 the first and stage 2 the second-to-last card of each age.
+after the round; Babylon (night stage 1) builds for free the last card of each age, the one passed to it
+after the sixth round (discarded if it would be a duplicate, where TAG would build it again); Olympia day
+stage 2 makes the first card of each colour free, night stage 1 the first card of each age and stage 2
+the card played from a hand of two.
 Scoring (TAG): Victory + coins // 3 + science (wilds assigned optimally) + end-game card effects. TAG
-has no tiebreak: all tied leaders draw. Military: see seven_wonders_scoring.military_points.
+has no tiebreak (the printed rules use coins): all tied leaders draw. Military: see seven_wonders_scoring.military_points.
 
 Hidden information: other seats' hands, the discard pile (cards discarded, tucked under wonders and left
 over at age ends; visible only to Halicarnassus while it builds from it) and other seats' choices of the
@@ -49,7 +51,7 @@ NO_MARKET = (NO_UNITS, NO_UNITS, (0, 0, 0, 0))  # own production only
 
 
 class SevenWonders(Game):
-    """7 Wonders for `n_players` (3..7); `military` "both_neighbours" or "next_seat" (TAG)."""
+    """7 Wonders for `n_players` (3..7); `military` "both_neighbours" or "next_seat" (TAG); `stage_trading`."""
 
     name = "seven_wonders"
     n_players = 4
@@ -61,7 +63,8 @@ class SevenWonders(Game):
         if type(n) is not int or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ValueError(f"seven_wonders: n_players must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
         if self.params["military"] not in MILITARY_RULES:
-            raise ValueError(f"seven_wonders: military must be one of {MILITARY_RULES}, got {self.params['military']!r}")
+            raise ValueError(f"seven_wonders: military must be one of {MILITARY_RULES}, "
+                             f"got {self.params['military']!r}")
         if type(self.params["stage_trading"]) is not bool:
             raise ValueError(f"seven_wonders: stage_trading must be a bool, got {self.params['stage_trading']!r}")
         self.n_players = n

@@ -29,7 +29,8 @@ def card_json(name: str) -> dict:
     return {
         "buildingType": card.kind, "cardType": name, "constructionCost": dict(card.cost),
         "resourcesProduced": dict(card.produces), "prerequisiteCard": list(card.chains),
-        "instantEffects": [effect_json(e) for e in card.instant], "endGameEffects": [effect_json(e) for e in card.end_game],
+        "instantEffects": [effect_json(e) for e in card.instant],
+        "endGameEffects": [effect_json(e) for e in card.end_game],
         "type": "CARD", "properties": {}, "componentName": name,
     }
 

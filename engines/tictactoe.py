@@ -14,7 +14,9 @@ EMPTY = "."
 LINES = (0b000000111, 0b000111000, 0b111000000,  # rows
          0b001001001, 0b010010010, 0b100100100,  # columns
          0b100010001, 0b001010100)  # diagonals
-LINES_THROUGH = tuple(tuple(line for line in LINES if line >> cell & 1) for cell in range(9))
+# Lookup tables over all 512 bitboards: the empty cells of an occupancy, and whether pieces hold a line.
+EMPTY_CELLS = tuple(tuple(cell for cell in range(9) if not board >> cell & 1) for board in range(512))
+HAS_LINE = tuple(any(board & line == line for line in LINES) for board in range(512))
 
 
 class TicTacToe(Game):
@@ -46,7 +48,7 @@ class TicTacToe(Game):
         n0, n1 = seats[0].bit_count(), seats[1].bit_count()
         if n0 not in (n1, n1 + 1):
             raise ValueError(f"tictactoe from_json: {n0} 'x' pieces and {n1} 'o' pieces cannot alternate from 'x'")
-        winners = [p for p in (0, 1) if any(seats[p] & line == line for line in LINES)]
+        winners = [p for p in (0, 1) if HAS_LINE[seats[p]]]
         if len(winners) == 2:
             raise ValueError("tictactoe from_json: both players have a winning line")
         state = TicTacToeState()
@@ -87,8 +89,7 @@ class TicTacToeState(State):
     def legal_actions(self) -> list[int]:
         if self._over:
             return []
-        occupied = self._seats[0] | self._seats[1]
-        return [cell for cell in range(9) if not occupied >> cell & 1]
+        return list(EMPTY_CELLS[self._seats[0] | self._seats[1]])
 
     def apply(self, action: int) -> None:
         seats = self._seats
@@ -98,12 +99,10 @@ class TicTacToeState(State):
         pieces = seats[mover] | (1 << action)
         seats[mover] = pieces
         self._moves += 1
-        for line in LINES_THROUGH[action]:
-            if pieces & line == line:
-                self._winner = mover
-                self._over = True
-                return
-        if self._moves == 9:
+        if HAS_LINE[pieces]:
+            self._winner = mover
+            self._over = True
+        elif self._moves == 9:
             self._over = True
 
     def clone(self) -> "TicTacToeState":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from jbag_pipeline.assets import catalog, model, report, selfplay, tictactoe
+from jbag_pipeline.assets import catalog, model, report, selection, selfplay, tictactoe
 from jbag_pipeline.resources import settings_from_env
 
 ALL_ASSETS = [
@@ -14,6 +14,8 @@ ALL_ASSETS = [
     model.trajectory_bags,
     model.winner_prototypes,
     model.winner_classification,
+    selection.segmented_bags,
+    selection.selected_features,
     tictactoe.tictactoe_values,
     tictactoe.tictactoe_compression,
     catalog.catalog,

@@ -76,8 +76,9 @@ def rank_tokens(bags: pl.DataFrame, winners: pl.DataFrame, *, n_estimators: int 
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
         forest.fit(matrix, labels)
     accuracy = _oob_accuracy(forest, labels) if use_oob else None
-    order = sorted(range(len(tokens)), key=lambda i: (-forest.feature_importances_[i], tokens[i]))
-    return TokenRanking([tokens[i] for i in order], forest.feature_importances_[order], accuracy, len(labels))
+    importances = forest.feature_importances_  # a property that recomputes over all trees on every access
+    order = np.lexsort((np.arange(len(tokens)), -importances))  # columns are sorted by token, so ties go by token
+    return TokenRanking([tokens[i] for i in order], importances[order], accuracy, len(labels))
 
 
 def top_k(ranking: TokenRanking, k: int) -> int:

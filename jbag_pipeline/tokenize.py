@@ -228,3 +228,84 @@ class TokenFilter:
 
     def __repr__(self) -> str:
         return f"TokenFilter({list(self.substrings)!r})"
+
+
+def token_path_prefixes(tokens: Iterable[str]) -> frozenset[str]:
+    """Every path a walk must enter to reach `tokens`: each token cut before every "." or "[", and the token itself.
+
+    A token is path + ".value" (or the bare path, for the positive-integer rule), and every ancestor path
+    ends just before a "." or "[", so the cuts cover them all; cuts inside keys or values only add paths.
+    """
+    prefixes: set[str] = set()
+    for token in tokens:
+        if not isinstance(token, str):
+            raise ValueError(f"token_path_prefixes: tokens must be strings, got {token!r}")
+        prefixes.add(token)
+        for i, char in enumerate(token):
+            if i and (char == "." or char == "["):
+                prefixes.add(token[:i])
+    return frozenset(prefixes)
+
+
+def _walk_restricted(node: dict | list, prefixes: list[str], tokens: list, weights: dict | None,
+                     allowed: frozenset[str], ordered: bool, unordered: bool) -> None:
+    """The walk of mode both/ordered/unordered that enters and emits only paths in `allowed`."""
+    is_dict = type(node) is dict or (type(node) is not list and isinstance(node, dict))
+    single = prefixes[0] if len(prefixes) == 1 else None  # outside any list: the common, fastest case
+    for key, value in (node.items() if is_dict else enumerate(node)):
+        if single is not None:
+            if is_dict:
+                path = f"{single}.{key}"
+                if path not in allowed:
+                    continue
+                paths = [path]
+            else:
+                indexed = f"{single}[{key}]" if ordered else None
+                if indexed is not None and indexed in allowed:
+                    paths = [indexed, single] if unordered else [indexed]
+                elif unordered:
+                    paths = prefixes  # the plain path is the parent's, already allowed
+                else:
+                    continue
+        elif is_dict:
+            paths = [path for p in prefixes if (path := f"{p}.{key}") in allowed]
+        else:
+            paths = [path for p in prefixes if (path := f"{p}[{key}]") in allowed] if ordered else []
+            if unordered:
+                paths += prefixes
+        if not paths:
+            continue
+        kind = type(value)
+        if kind is str or kind is int:
+            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+        else:
+            suffix, weight, container = _child(value)
+        if container is not None:
+            if container:
+                _walk_restricted(container, paths, tokens, weights, allowed, ordered, unordered)
+            continue
+        for p in paths:
+            tokens.append(p + suffix)
+        if weight and weights is not None:
+            for p in paths:
+                weights[p] = weights.get(p, 0) + weight
+
+
+def tokenize_state_restricted(doc: dict | list, prefixes: frozenset[str], *, mode: str = "both",
+                              num_suffix: bool = False) -> dict[str, int]:
+    """tokenize_state's counts for the tokens at paths in `prefixes` (token_path_prefixes of the wanted tokens).
+
+    Subtrees whose path is in no prefix are skipped, so every wanted token gets its exact count; the result
+    may also hold other tokens emitted at allowed paths (callers look up only the tokens they want).
+    """
+    _check_mode(mode)
+    if not isinstance(doc, (dict, list)):
+        raise ValueError(f"tokenize: the state must be a JSON object or array (a dict or list), "
+                         f"got {type(doc).__name__}")
+    if not isinstance(prefixes, (set, frozenset)):
+        raise ValueError(f"tokenize_state_restricted: prefixes must be a set (see token_path_prefixes), "
+                         f"got {type(prefixes).__name__}")
+    tokens: list[str] = []
+    weights: dict[str, int] | None = {} if num_suffix else None
+    _walk_restricted(doc, [""], tokens, weights, frozenset(prefixes), mode != "unordered", mode != "ordered")
+    return _count(tokens, weights)

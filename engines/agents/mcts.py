@@ -81,18 +81,20 @@ class MCTSAgent:
         rand = self._rng.random
         log, sqrt = math.log, math.sqrt
         exploration = self.exploration
+        apply, legal_actions, is_terminal = state.apply, state.legal_actions, state.is_terminal
         node, path = root, []
-        while not state.is_terminal():
+        while not is_terminal():
             children = node.children
             untried = []
             best_value = -1.0
-            for action in state.legal_actions():
+            for action in legal_actions():
                 child = children.get(action)
                 if child is None:
                     untried.append(action)
                     continue
                 child.available += 1
-                value = child.total / child.visits + exploration * sqrt(log(child.available) / child.visits)
+                visits = child.visits
+                value = child.total / visits + exploration * sqrt(log(child.available) / visits)
                 if value > best_value:
                     best_value, best_action, best_child = value, action, child
             if untried:
@@ -100,19 +102,31 @@ class MCTSAgent:
                 child = _Node(mover=state.current_player)
                 child.available = 1
                 children[action] = child
-                state.apply(action)
+                apply(action)
                 path.append(child)
                 break
-            state.apply(best_action)
+            apply(best_action)
             path.append(best_child)
             node = best_child
-        apply, legal_actions, is_terminal = state.apply, state.legal_actions, state.is_terminal
-        for _ in range(self.rollout_length):
-            if is_terminal():
-                break
-            actions = legal_actions()
-            apply(actions[int(rand() * len(actions))])
+        random_rollout(state, rand, self.rollout_length)
         reward = rewards(state)
         for node in path:
             node.visits += 1
             node.total += reward[node.mover]
+
+
+def random_rollout(state: State, rand, max_actions: int) -> None:
+    """Apply up to `max_actions` uniformly random actions: legal_actions()[int(rand() * n)] each.
+
+    A state may provide `random_playout(rand, max_actions)` making the same moves faster (Connect4 does).
+    """
+    fast = getattr(state, "random_playout", None)
+    if fast is not None:
+        fast(rand, max_actions)
+        return
+    apply, legal_actions, is_terminal = state.apply, state.legal_actions, state.is_terminal
+    for _ in range(max_actions):
+        if is_terminal():
+            break
+        actions = legal_actions()
+        apply(actions[int(rand() * len(actions))])

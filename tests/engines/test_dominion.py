@@ -384,9 +384,9 @@ def test_key_ignores_the_order_of_unordered_zones():
 # ----- playouts ---------------------------------------------------------------------------------------
 
 def check_playouts(seeds):
-    """Random games: they end, conserve every card, are deterministic, round-trip and replay; longest game."""
+    """Random games: they end, conserve every card, round-trip and replay exactly; returns game lengths."""
     game = load_game("dominion")
-    longest = 0
+    lengths = []
     for seed in seeds:
         expected = all_cards(game.new_state(seed=seed))
         expected_total = sum(expected.values())
@@ -405,7 +405,7 @@ def check_playouts(seeds):
                 docs[step] = doc
 
         final, actions = random_playout(game, seed, check)
-        longest = max(longest, len(actions))
+        lengths.append(len(actions))
         assert final.is_terminal() and sum(final.returns()) <= 0
         replayed = game.new_state(seed=seed)
         for step, action in enumerate(json.loads(json.dumps(actions)), start=1):  # actions survive JSON
@@ -413,16 +413,42 @@ def check_playouts(seeds):
             if step in docs:
                 assert replayed.to_json() == docs[step], f"seed {seed}: replay differs at step {step}"
         assert replayed.to_json() == final.to_json()
-    return longest
+    return lengths
 
 
-def test_100_random_playouts_end_conserve_cards_and_are_deterministic():
-    assert check_playouts(range(100)) < 1000
+def test_100_random_playouts_end_conserve_cards_and_replay():
+    lengths = check_playouts(range(100))
+    # TAG's 500 recorded random 4-player games (JSON-Bag reference data): 277.7 actions on average, at most 421.
+    assert 250 < sum(lengths) / len(lengths) < 305 and max(lengths) < 600
+
+
+def test_games_are_deterministic_from_the_seed():
+    game = load_game("dominion")
+    first, first_actions = random_playout(game, 7)
+    again, again_actions = random_playout(game, 7)
+    assert again_actions == first_actions and again.to_json() == first.to_json()
+    assert game.new_state(seed=8).to_json() != game.new_state(seed=7).to_json()
+    from_doc = game.from_json(game.new_state(seed=7).to_json(), seed=1)
+    assert from_doc.to_json() == game.new_state(seed=7).to_json()
 
 
 @pytest.mark.slow
 def test_1000_random_playouts():
-    assert check_playouts(range(1000)) < 2000
+    lengths = check_playouts(range(1000))
+    assert 260 < sum(lengths) / len(lengths) < 295 and max(lengths) < 600
+
+
+@pytest.mark.parametrize("n_players", [2, 3])
+def test_fewer_players_play_to_the_end_conserving_cards(n_players):
+    game = Dominion(n_players=n_players)
+    for seed in range(10):
+        expected = card_total(game.new_state(seed=seed))
+
+        def check(state, step):
+            assert card_total(state) == expected and 0 <= state.current_player < n_players
+
+        final, _ = random_playout(game, seed, check)
+        assert final.is_terminal() and len(final.returns()) == n_players
 
 
 def test_recorded_matches_replay_exactly():
@@ -534,12 +560,12 @@ def test_observation_hides_opponent_hands_and_draw_order():
 def test_agents_never_read_hidden_state():
     agents = pytest.importorskip("engines.agents")
     rng = random.Random(5)
-    checked = 0
+    checked = moved = 0
     for state in sample_states(2)[::4]:
         seat = state.current_player
         twin = permute_hidden(state, seat, rng)
-        assert twin.to_json() != state.to_json() or state.turn_counter > 40
+        moved += twin.to_json() != state.to_json()
         for make in (lambda: agents.OSLAAgent(seed=3), lambda: agents.MCTSAgent(iterations=20, rollout_length=10, seed=3)):
             assert make().choose(state) == make().choose(twin)
         checked += 1
-    assert checked >= 5
+    assert checked >= 10 and moved >= checked - 1

@@ -1,0 +1,259 @@
+"""JSON-Bag value functions on every tic-tac-toe board, measured against the exact values f_all (issue 8, part 4).
+
+A board's bag is the tokens of its own state JSON only, no history: many move orders reach the same board,
+so no single trajectory belongs to it. Its V is computed as the evaluation's JSON-Bag value does
+(jsonbag_agent.make_jsonbag_value: outcome tokens filtered; a feature variant restricts board and
+prototypes to its tokens; variant "none" is exact JSD over the full token union), vectorised over the
+5,478 valid boards. The JSON-Bag policy is OSLA's rule: a winning child first (+inf), a losing one last
+(-inf), every other child, drawn terminal boards included, by the mover's V; ties split evenly.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import scipy.sparse as sp
+from scipy import stats
+
+from engines.tictactoe import TicTacToe
+from jbag_pipeline.bags import Vocabulary, jsd_matrix
+from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, NO_SELECTION, make_jsonbag_value
+from jbag_pipeline.sampling import FREQUENCIES
+from jbag_pipeline.tictactoe.agents import greedy_policy, softmax_policy, uniform_policy
+from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
+from jbag_pipeline.tictactoe.table import SETTINGS, agent_results
+from jbag_pipeline.tokenize import tokenize_state
+from jbag_pipeline.value import JsonBagValue
+
+GAME = "tictactoe"
+CELL_VALUES = {".": 0, "x": 1, "o": 2}  # the engine's pieces as exact.py's cell values
+CERTAIN = 2.0  # a won child's score from the winner's view: above every V_0 - V_1 in [-1, 1], as OSLA's +inf
+TIE_TOLERANCE = 1e-12  # as agents.greedy_policy
+NO_FEATURES_SCHEMA = {"game": pl.String, "variant": pl.String, "token": pl.String, "rank": pl.Int32}
+
+
+def document_board(doc: dict) -> int:
+    """The board index (exact.py) of a tic-tac-toe state document: its rows read row-major, x = 1, o = 2."""
+    try:
+        cells = [CELL_VALUES[cell] for row in doc["board"] for cell in row]
+    except (KeyError, TypeError):
+        raise ValueError(f"document_board: expected a tictactoe document with a 'board' of 'x'/'o'/'.' cells, "
+                         f"got {str(doc)[:80]}") from None
+    return board_index(cells)
+
+
+@functools.cache
+def _board_documents() -> dict[int, dict]:
+    """The engine's to_json of every valid board, by index: the game tree expanded once per distinct position.
+
+    Each board keeps the first move order that reached it; the JSON depends only on the board (moveCount,
+    turnCounter and turnOwner follow from the mark count), so any order gives the same document.
+    """
+    root = TicTacToe().new_state()
+    documents = {document_board(root.to_json()): root.to_json()}
+    seen, frontier = {root.key()}, [root]
+    while frontier:
+        reached = []
+        for state in frontier:
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply(action)
+                if child.key() not in seen:
+                    seen.add(child.key())
+                    doc = child.to_json()
+                    documents[document_board(doc)] = doc
+                    reached.append(child)
+        frontier = reached
+    return documents
+
+
+def board_document(board: int) -> dict:
+    """The state JSON that self-play records for a valid board (a copy)."""
+    documents = _board_documents()
+    if board not in documents:
+        raise ValueError(f"board_document: board index {board} is not a valid tic-tac-toe board")
+    return copy.deepcopy(documents[board])
+
+
+@functools.cache
+def _board_tokens() -> tuple[np.ndarray, Vocabulary, sp.csr_matrix]:
+    """Valid board indices (ascending), the vocabulary of their tokens and the (boards x tokens) count matrix."""
+    documents = _board_documents()
+    boards = np.array(sorted(documents), dtype=np.int64)
+    bags = [tokenize_state(documents[board], mode="both", num_suffix=True) for board in boards.tolist()]
+    vocabulary = Vocabulary.from_bags(bags)
+    return boards, vocabulary, vocabulary.matrix(bags)
+
+
+def board_seat_values(value: JsonBagValue) -> np.ndarray:
+    """(3^9, seats): value.values_of each valid board's own state bag, for every seat; NaN on invalid boards."""
+    boards, vocabulary, matrix = _board_tokens()
+    feature_column = {token: column for column, token in enumerate(value.features)}
+    rows, columns, outside = [], [], []
+    for column, token in enumerate(vocabulary.tokens):
+        if not value.token_filter.keeps(token):
+            continue
+        if token in feature_column:
+            rows.append(column)
+            columns.append(feature_column[token])
+        elif not value.restricted:
+            outside.append(column)  # no prototype holds it, but it is part of the bag's mass
+    selector = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(vocabulary), len(value.features)))
+    outside_mass = np.asarray(matrix[:, outside].sum(axis=1)).ravel()
+    distances = jsd_matrix(matrix @ selector, value.prototypes, outside_mass)
+    closeness = 1.0 - distances  # V_i = (1 - d_i) / sum_j (1 - d_j), uniform when every d is 1 (value_from_distances)
+    totals = closeness.sum(axis=1, keepdims=True)
+    seats = np.divide(closeness, totals, out=np.full_like(closeness, 1.0 / value.n_seats), where=totals > 0)
+    values = np.full((N_BOARDS, value.n_seats), np.nan)
+    values[boards] = seats
+    return values
+
+
+def _value(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, frequency: str, variant: str) -> JsonBagValue:
+    """The evaluation's JSON-Bag value for tic-tac-toe at (frequency, variant)."""
+    features_df = pl.DataFrame(schema=NO_FEATURES_SCHEMA) if features_df is None else features_df
+    for name, frame in (("winner_prototypes", prototypes_df), ("selected_features", features_df)):
+        if "game" in frame.columns and not frame.filter(pl.col("game") != GAME).is_empty():
+            raise ValueError(f"{name}: expected only game {GAME!r} rows, got {sorted(frame['game'].unique())}")
+    return make_jsonbag_value(prototypes_df, features_df, frequency, variant, n_players=2, seed=0)
+
+
+def _mover_sign() -> np.ndarray:
+    """+1 on boards where the first player moves (even mark count), -1 where the second does."""
+    return np.where(board_space().moves % 2 == 0, 1.0, -1.0)
+
+
+def jsonbag_board_values(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, frequency: str,
+                         variant: str) -> np.ndarray:
+    """(3^9,): V of the player to move on every valid non-terminal board (its own state's bag); NaN elsewhere."""
+    seats = board_seat_values(_value(prototypes_df, features_df, frequency, variant))
+    boards = board_space()
+    mover_v = np.where(boards.moves % 2 == 0, seats[:, 0], seats[:, 1])
+    return np.where(boards.valid & ~boards.terminal, mover_v, np.nan)
+
+
+def first_player_scores(seats: np.ndarray) -> np.ndarray:
+    """Finite board scores from the first player's view whose greedy policy is OSLA on V.
+
+    V_0 - V_1 on boards in play and drawn ones (OSLA values a draw by V); +2 / -2 where the first / second
+    player has won (OSLA's +inf / -inf for the mover); 0 on invalid boards, which are never children.
+    """
+    boards = board_space()
+    scores = np.where(boards.valid, seats[:, 0] - seats[:, 1], 0.0)
+    scores[boards.terminal & (boards.winner == 1)] = CERTAIN
+    scores[boards.terminal & (boards.winner == 2)] = -CERTAIN
+    return scores
+
+
+def best_move_agreement(scores: np.ndarray, f: np.ndarray) -> float:
+    """Share of boards in play where a best child by `scores` is also a best child by f (both mover-signed).
+
+    Ties (within 1e-12) make sets of best children; a board agrees when the two sets overlap.
+    """
+    boards = board_space()
+    rows = np.flatnonzero(boards.valid & ~boards.terminal)
+    children = boards.children[rows]
+    legal = children >= 0
+    sign = _mover_sign()[rows, None]
+    best = []
+    for values in (scores, f):
+        child_values = np.where(legal, sign * values[np.where(legal, children, 0)], -np.inf)
+        best.append(legal & (child_values >= child_values.max(axis=1, keepdims=True) - TIE_TOLERANCE))
+    return float((best[0] & best[1]).any(axis=1).mean())
+
+
+def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
+    """Pearson and Spearman r; None when x is constant (a value that sees no difference between boards)."""
+    if np.ptp(x) == 0:
+        return None, None
+    return float(stats.pearsonr(x, y).statistic), float(stats.spearmanr(x, y).statistic)
+
+
+def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -> dict:
+    boards = board_space()
+    in_play = boards.valid & ~boards.terminal
+    seats = board_seat_values(value)
+    scores = first_player_scores(seats)
+    sign = _mover_sign()[in_play]
+    # The mover's view: V_mover - V_other = sign * (V_0 - V_1), against the mover-signed f_all.
+    pearson, spearman = _correlations(sign * scores[in_play], sign * f[in_play])
+    n_prototypes = int((value.prototypes.sum(axis=1) > 0).sum())
+    row = {"n_boards": int(in_play.sum()), "n_prototypes": n_prototypes, "n_tokens": len(value.features),
+           "compression_ratio": n_prototypes * len(value.features) / N_BOARDS,
+           "pearson": pearson, "spearman": spearman, "best_move_agreement": best_move_agreement(scores, f)}
+    agent = greedy_policy(scores, TIE_TOLERANCE)
+    for setting, (opponent, seat) in SETTINGS.items():
+        win, draw, loss = agent_results(agent, opponents[opponent], seat)
+        row |= {f"{setting}_win": win, f"{setting}_draw": draw, f"{setting}_loss": loss}
+    return row
+
+
+def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None = None,
+                           w: float = 10.0) -> pl.DataFrame:
+    """One row per (frequency, variant) present: V against f_all over the 4,520 boards in play, and exact outcomes.
+
+    Frequencies come from winner_prototypes; variants from selected_features, plus "none" always.
+    pearson/spearman compare V_mover - V_other with the mover-signed f_all. Outcomes (win/draw/loss from the
+    JSON-Bag agent's side, as tictactoe_compression's columns): the greedy JSON-Bag policy as first and as
+    second player against uniformly random play and against the softmax agent (inverse temperature w) on f_all.
+    compression_ratio = non-empty prototypes x tokens the value uses (a variant's features; for "none" the
+    prototypes' vocabulary) / 3^9, comparable with the SVD/HOSVD Cr.
+    """
+    if "frequency" not in prototypes_df.columns or prototypes_df.is_empty():
+        raise ValueError(f"jsonbag_vs_exact_table: winner_prototypes is empty or lacks column 'frequency' "
+                         f"(has {prototypes_df.columns})")
+    present = set(prototypes_df["frequency"].unique().to_list())
+    unknown = sorted(present - set(FREQUENCIES), key=str)
+    if unknown:
+        raise ValueError(f"jsonbag_vs_exact_table: winner_prototypes has unknown frequencies {unknown}")
+    chosen = set() if features_df is None or "variant" not in features_df.columns else set(features_df["variant"])
+    variants = [v for v in FEATURE_VARIANTS if v in chosen or v == NO_SELECTION]
+    f = exact_values()
+    opponents = {"random": uniform_policy(), "full": softmax_policy(f, w)}
+    rows = []
+    for frequency in (fr for fr in FREQUENCIES if fr in present):
+        for variant in variants:
+            value = _value(prototypes_df, features_df, frequency, variant)
+            rows.append({"frequency": frequency, "variant": variant} | _row(value, f, opponents))
+    return pl.DataFrame(rows, schema_overrides={"pearson": pl.Float64, "spearman": pl.Float64})
+
+
+def plot_jsonbag_vs_compression(jsonbag_table: pl.DataFrame, compression_table: pl.DataFrame,
+                                path: str | Path) -> Path:
+    """Win probability vs random as first player against compression ratio: SVD/HOSVD curves, JSON-Bag points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for name, table, needed in (("jsonbag_table", jsonbag_table, {"frequency", "variant", "compression_ratio"}),
+                                ("compression_table", compression_table, {"method", "Cr"})):
+        missing = sorted((needed | {"vs_random_first_win"}) - set(table.columns))
+        if missing or table.height == 0:
+            raise ValueError(f"plot_jsonbag_vs_compression: {name} lacks rows or columns {missing}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(8, 5))
+    for method, style in (("svd", "-"), ("hosvd", "--")):
+        rows = compression_table.filter((pl.col("method") == method) & (pl.col("Cr") > 0)).sort("Cr")
+        axis.plot(rows["Cr"].to_numpy(), rows["vs_random_first_win"].to_numpy(), style, color="grey",
+                  label=f"{method.upper()} softmax agent")
+    markers = dict(zip(FREQUENCIES, "o^s"))
+    colours = dict(zip(FEATURE_VARIANTS, plt.get_cmap("tab10").colors))
+    for frequency, variant, ratio, win in jsonbag_table.select(
+            "frequency", "variant", "compression_ratio", "vs_random_first_win").iter_rows():
+        axis.scatter(ratio, win, marker=markers.get(frequency, "x"), color=colours.get(variant, "black"),
+                     label=f"JSON-Bag {frequency}/{variant}", zorder=3)
+    axis.set_xscale("log")
+    axis.set_xlabel("compression ratio (log scale)")
+    axis.set_ylabel("win probability vs random, as first player")
+    axis.set_title("JSON-Bag OSLA beside SVD/HOSVD compression of f_all")
+    axis.legend(fontsize=6, ncol=2, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
