@@ -29,7 +29,8 @@ ui: $(VENV)/.installed
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(CURDIR)/data/dagster_home} $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1
 
 bench: $(VENV)/.installed-dev
-	$(BIN)/jbag bench
+	$(BIN)/python -c "import pyspiel" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	PYTHONPATH=$(CURDIR) $(BIN)/jbag bench $(BENCH_ARGS)
 
 report: $(VENV)/.installed
 	$(BIN)/jbag report

@@ -1,18 +1,19 @@
 """Feature selection on 1,000 synthetic trajectories over a 20,000-token vocabulary: time and peak RSS.
 
 Ours ranks tokens from a sparse CSR matrix of the long bag table; the reference is the naive approach, the
-same seeded forest on a dense vocabulary-wide matrix. Times are interleaved medians; peak RSS is measured
-in a fresh subprocess per subject (ru_maxrss), so one subject's peak cannot hide the other's.
+same seeded forest on a dense vocabulary-wide matrix. Times are interleaved medians. Memory is measured in
+a fresh interpreter per subject that loads the saved bags and runs the subject once: peak RSS is its VmHWM
+(ru_maxrss would carry the forking parent's size), growth is that peak minus the RSS after loading.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,9 +27,11 @@ N_TRAJECTORIES, VOCABULARY, DRAWS_PER_TRAJECTORY, TREES = 1000, 20_000, 2000, 10
 
 
 def synthetic_bags(seed: int = 0, segment: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Zipf-distributed token draws per trajectory (about 1,000 distinct tokens each); token 7 marks seat 1 wins."""
+    """Zipf-distributed token draws per trajectory (about 1,000 distinct tokens each); token 7 marks seat 1 wins.
+
+    `seed` varies the draws (one dataset per segment), never the winners."""
+    winners = np.random.default_rng(0).integers(0, 2, N_TRAJECTORIES)  # the same games whatever the seed
     rng = np.random.default_rng(seed)
-    winners = rng.integers(0, 2, N_TRAJECTORIES)
     weights = 1.0 / np.arange(1, VOCABULARY + 1)
     weights /= weights.sum()
     ids, tokens, counts = [], [], []
@@ -66,13 +69,21 @@ def dense_reference(bags: pl.DataFrame, games: pl.DataFrame) -> None:
 SUBJECTS = {"ours": ours, "dense-matrix": dense_reference}
 
 
-def _peak_rss_mb(subject: str) -> float:
-    """Peak RSS of a fresh interpreter that builds the synthetic bags and runs one subject once."""
+def _status_mb(field: str) -> float:
+    """A memory field of /proc/self/status (VmRSS now, VmHWM peak) in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise ValueError(f"/proc/self/status has no {field} line")
+
+
+def _memory_mb(subject: str, folder: Path) -> dict[str, float]:
+    """Peak RSS and growth over the loaded inputs of a fresh interpreter running `subject` once."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_selection", "--peak-rss", subject],
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_selection", "--memory", subject, str(folder)],
                          cwd=root, env=env, capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["peak_rss_mb"]
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def run(repeats: int = 5) -> list[dict]:
@@ -83,11 +94,14 @@ def run(repeats: int = 5) -> list[dict]:
             start = time.perf_counter()
             subject(bags, games)
             times[name].append(time.perf_counter() - start)
-    segmented = pl.concat([synthetic_bags(seed=s, segment=s)[0] for s in (1, 2, 3, 4)])
+    segmented = pl.concat([synthetic_bags(seed=s, segment=s)[0] for s in (1, 2, 3, 4)])  # timed once
     start = time.perf_counter()
     select_features(segmented, games, k=100, n_estimators=TREES, seed=0)
     all_variants = time.perf_counter() - start
-    rss = {name: _peak_rss_mb(name) for name in SUBJECTS}
+    with tempfile.TemporaryDirectory() as folder:
+        bags.write_parquet(Path(folder) / "bags.parquet")
+        games.write_parquet(Path(folder) / "games.parquet")
+        memory = {name: _memory_mb(name, Path(folder)) for name in SUBJECTS}
     name = f"selection {N_TRAJECTORIES} trajectories x {VOCABULARY} tokens, {TREES} trees"
     ours_s, ref_s = statistics.median(times["ours"]), statistics.median(times["dense-matrix"])
     return [
@@ -95,20 +109,23 @@ def run(repeats: int = 5) -> list[dict]:
          "ratio": ours_s / ref_s},
         {"benchmark": f"{name}: one variant", "subject": "dense-matrix", "metric": "s", "median": ref_s,
          "ratio": None},
-        {"benchmark": f"{name}: one variant", "subject": "ours", "metric": "peak RSS MB", "median": rss["ours"],
-         "ratio": rss["ours"] / rss["dense-matrix"]},
-        {"benchmark": f"{name}: one variant", "subject": "dense-matrix", "metric": "peak RSS MB",
-         "median": rss["dense-matrix"], "ratio": None},
+        *[{"benchmark": f"{name}: one variant", "subject": subject, "metric": f"{metric} MB",
+           "median": memory[subject][metric],
+           "ratio": memory["ours"][metric] / memory["dense-matrix"][metric] if subject == "ours" else None}
+          for metric in ("peak RSS", "RSS growth") for subject in SUBJECTS],
         {"benchmark": f"{name}: full, full_seg (N_S=4), none, adaptive", "subject": "ours", "metric": "s",
          "median": all_variants, "ratio": None},
     ]
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--peak-rss":
-        bags, games = synthetic_bags()
+    if len(sys.argv) == 4 and sys.argv[1] == "--memory":
+        bags = pl.read_parquet(Path(sys.argv[3]) / "bags.parquet")
+        games = pl.read_parquet(Path(sys.argv[3]) / "games.parquet")
+        loaded = _status_mb("VmRSS")
         SUBJECTS[sys.argv[2]](bags, games)
-        print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+        peak = _status_mb("VmHWM")
+        print(json.dumps({"peak RSS": peak, "RSS growth": peak - loaded}))
     else:
         for row in run(int(sys.argv[1]) if len(sys.argv) > 1 else 5):
             print(row)

@@ -23,7 +23,7 @@ from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAge
 from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.selection import rank_tokens, top_k
 from jbag_pipeline.bags import normalise
-from jbag_pipeline.tokenize import tokenize_trajectory
+from jbag_pipeline.tokenize import TokenFilter, tokenize_trajectory
 
 TRAINING_GAMES = 20
 DECISION_GAMES = 2
@@ -32,11 +32,11 @@ TOP_K = 100
 
 
 def training_model(game) -> tuple[list[dict], list[str]]:
-    """Per-seat prototypes (frequency full) and the top-100 features from seeded random games."""
+    """Per-seat prototypes (frequency full) and the top-100 features from seeded random games (outcome fields dropped)."""
     bags, winners = [], []
     for seed in range(TRAINING_GAMES):
         record = play_match(game, [RandomAgent() for _ in range(game.n_players)], seed=10_000 + seed)
-        bags.append(tokenize_trajectory([s.doc for s in record.states], num_suffix=True))
+        bags.append(TokenFilter().apply(tokenize_trajectory([s.doc for s in record.states], num_suffix=True)).kept)
         winners.append(record.winner)
     prototypes = build_prototypes(list(zip(bags, winners)))
     rows = [{"game_id": i, "token": token, "p": share}

@@ -8,10 +8,11 @@ from jbag_pipeline.sql import run_sql
 
 
 def filter_tokens(tokens: pl.DataFrame, blacklist: tuple[str, ...]) -> tuple[pl.DataFrame, list[str]]:
-    """Drop tokens containing any blacklisted substring; returns the kept rows and the sorted dropped tokens."""
+    """Drop tokens containing any blacklisted substring (ignoring case, as the reference and TokenFilter do);
+    returns the kept rows and the sorted dropped tokens."""
     if not blacklist:
         return tokens, []
-    hit = pl.col("token").str.contains_any(list(blacklist))
+    hit = pl.col("token").str.contains_any(list(blacklist), ascii_case_insensitive=True)
     dropped = tokens.filter(hit)["token"].unique().sort().to_list()
     return tokens.filter(~hit), dropped
 

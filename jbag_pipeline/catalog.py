@@ -24,6 +24,8 @@ VIEWS: dict[str, str] = {
     "feature_summary": "feature_summary",
     "evaluation_games": "evaluation_games",
     "evaluation_summary": "evaluation_summary",
+    "paper_table_1": "paper_table_1",
+    "paper_table_2": "paper_table_2",
     "effect_sizes": "effect_sizes",
     "tictactoe_values": "tictactoe_values",
     "tictactoe_compression": "tictactoe_compression",
@@ -31,6 +33,13 @@ VIEWS: dict[str, str] = {
     "transfer_results": "transfer_results",
     "reference_reproduction": "reference_reproduction",
     "ingested_games": "ingested_games",
+    "ingested_states": "ingested_states",
+    "ingested_sources": "ingested_sources",
+    "ingested_tokens": "ingested_tokens",
+    "ingested_sampled_states": "ingested_sampled_states",
+    "ingested_bags": "ingested_bags",
+    "ingested_prototypes": "ingested_prototypes",
+    "ingested_classification": "ingested_classification",
     "quarantine": "ingest_quarantine",
 }
 

@@ -27,7 +27,7 @@ def cmd_run(args) -> int:
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
     slowest = sorted(results, key=lambda r: -r.seconds)[:5]
     for r in slowest:
-        print(f"  {r.seconds:7.1f}s  {', '.join(r.assets)}" + (f" (game={r.partition})" if r.partition else ""))
+        print(f"  {r.seconds:7.1f}s  {', '.join(r.assets)}" + (f" ({r.partition})" if r.partition else ""))
     report = root / "report" / "index.html"
     if report.exists():
         print(f"report:  {report}")
@@ -40,6 +40,12 @@ def cmd_sql(args) -> int:
     from jbag_pipeline.query import run_query_cli
 
     return run_query_cli(args.query, lake.data_dir(args.data_dir), args.format)
+
+
+def cmd_ingest(args) -> int:
+    from jbag_pipeline.ingest_cli import run_ingest_cli
+
+    return run_ingest_cli(args.paths, lake.data_dir(args.data_dir), args.game, args.mode)
 
 
 def cmd_report(args) -> int:
@@ -71,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--format", choices=["table", "csv", "json"], default="table")
     sql.add_argument("--data-dir")
     sql.set_defaults(func=cmd_sql)
+    ingest = sub.add_parser("ingest", help="ingest trajectory files recorded elsewhere (JSON arrays or JSON Lines)")
+    ingest.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .json/.jsonl/.ndjson")
+    ingest.add_argument("--data-dir")
+    ingest.add_argument("--game", help="game name (default: the states' gameType lower-cased, else the folder name)")
+    ingest.add_argument("--mode", choices=["ordered", "unordered", "both"], default="both",
+                        help="JSON-Bag tokenization mode of these games (default: both)")
+    ingest.set_defaults(func=cmd_ingest)
     report = sub.add_parser("report", help="regenerate data/report/ from the lake")
     report.add_argument("--data-dir")
     report.set_defaults(func=cmd_report)

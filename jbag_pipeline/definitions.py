@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dagster as dg
 
-from jbag_pipeline.assets import catalog, model, report, selection, selfplay, tictactoe
+from jbag_pipeline.assets import catalog, evaluation, model, report, selection, selfplay, tictactoe
+from jbag_pipeline.assets import ingest, ingested_model
 from jbag_pipeline.resources import settings_from_env
+from jbag_pipeline.schedules import selfplay_refresh_job, selfplay_refresh_schedule
+from jbag_pipeline.sensors import inbox_sensor
 
 ALL_ASSETS = [
     selfplay.selfplay,
@@ -16,8 +19,13 @@ ALL_ASSETS = [
     model.winner_classification,
     selection.segmented_bags,
     selection.selected_features,
+    evaluation.evaluation_games,
+    evaluation.evaluation_tables,
     tictactoe.tictactoe_values,
     tictactoe.tictactoe_compression,
+    tictactoe.tictactoe_jsonbag,
+    ingest.ingested_games,
+    *ingested_model.INGESTED_MODEL_ASSETS,
     catalog.catalog,
     report.report,
 ]
@@ -25,4 +33,7 @@ ALL_ASSETS = [
 defs = dg.Definitions(
     assets=ALL_ASSETS,
     resources={"settings": settings_from_env()},
+    jobs=[selfplay_refresh_job],
+    schedules=[selfplay_refresh_schedule],
+    sensors=[inbox_sensor],
 )

@@ -1,12 +1,13 @@
-"""Streaming readers for outside trajectory files: one JSON array of states, or JSON Lines; strict state parsing.
+"""Streaming readers for outside trajectory files (one JSON array of states, or JSON Lines) and strict parsing.
 
-Memory stays bounded by the largest single state, never the whole file: a JSON array is split into its
-elements by a byte scanner (strings skipped by one regex match each, brackets counted) and each element
-is parsed alone by orjson; JSON Lines are read line by line. A state over MAX_STATE_BYTES is refused.
+Memory stays bounded by the largest single state, never the whole file: a JSON array is read a chunk at a
+time and parsed element by element with the standard library's incremental decoder; JSON Lines are read
+line by line and each line is parsed by orjson. A state over MAX_STATE_BYTES is refused.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from dataclasses import dataclass
@@ -16,15 +17,15 @@ import orjson
 
 MAX_STATE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 500  # the tokenizer recurses once per nesting level; Python's default limit is 1000 frames
+MAX_LIST_DEPTH_BOTH = 10  # mode both walks a value under 2^k paths when it sits in k nested lists
 CHUNK_BYTES = 1024 * 1024
 
 _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
-# Inside an element: a whole string (escapes included) or one bracket; a lone '"' means the string is cut off.
-_NESTED = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|["\[\]{}]', re.DOTALL)
-# At the top level of the array: the same, plus the element separator.
-_TOP = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|["\[\]{},]', re.DOTALL)
+_NON_SPACE = re.compile(r"[^ \t\r\n]")
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # how surrogateescape decoding marks a byte that is not UTF-8
 _LONG_DIGIT_RUN = re.compile(rb"\d{19,}")  # orjson turns integers beyond 64 bits into floats; json keeps them
+_WALKED = frozenset({dict, list})
 _JSON_KINDS = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
 
@@ -55,7 +56,7 @@ def kind_of(value) -> str:
 
 
 def parse_state(data: bytes) -> object:
-    """Strict JSON (no NaN/Infinity, valid UTF-8), integers beyond 64 bits exact, nesting at most MAX_DEPTH."""
+    """Strict JSON (no NaN/Infinity, valid UTF-8), integers beyond 64 bits exact; too deep for the parser = BadRecord."""
     if _LONG_DIGIT_RUN.search(data):
         try:
             text = data.decode("utf-8")
@@ -65,7 +66,7 @@ def parse_state(data: bytes) -> object:
             value = json.loads(text, parse_constant=_refuse_constant)
         except RecursionError:
             raise BadRecord(f"nested deeper than {MAX_DEPTH} levels") from None
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, _NotJson) as exc:
             raise BadRecord(f"invalid JSON: {exc}") from None
     else:
         try:
@@ -77,28 +78,47 @@ def parse_state(data: bytes) -> object:
             if "UTF-8" in message:
                 raise BadRecord(f"not valid UTF-8 ({message})") from None
             raise BadRecord(f"invalid JSON: {message}") from None
-    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and nesting_depth(value) > MAX_DEPTH:
-        raise BadRecord(f"nested deeper than {MAX_DEPTH} levels")
     return value
 
 
+class _NotJson(ValueError):
+    """NaN or Infinity, which Python's json accepts and JSON does not."""
+
+
 def _refuse_constant(name: str):
-    raise json.JSONDecodeError(f"{name} is not a JSON number", name, 0)
+    raise _NotJson(f"{name} is not a JSON number")
 
 
-def nesting_depth(value: object) -> int:
-    """Container depth of a parsed value, iteratively; a string holding JSON counts its brackets as depth."""
-    deepest = 0
-    stack = [(value, 1)]
+def check_shape(value: object, mode: str) -> None:
+    """BadRecord if the tokenizer could not walk `value`: nested over MAX_DEPTH, or (mode both) lists too deep."""
+    depth, list_depth = shape(value)
+    if depth > MAX_DEPTH:
+        raise BadRecord(f"nested deeper than {MAX_DEPTH} levels")
+    if mode == "both" and list_depth > MAX_LIST_DEPTH_BOTH:
+        raise BadRecord(f"lists nested {list_depth} deep: mode both would walk each value under 2^{list_depth} "
+                        f"paths (at most {MAX_LIST_DEPTH_BOTH}); ingest with mode ordered or unordered")
+
+
+def shape(value: object) -> tuple[int, int]:
+    """(container depth, list depth) of a parsed value, iteratively; a string holding JSON (which the tokenizer
+    parses) counts its brackets as depth, an upper bound."""
+    deepest = lists = 0
+    stack = [(value, 1, 0)]
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, depth)
-            for child in (node.values() if isinstance(node, dict) else node):
-                stack.append((child, depth + 1))
-        elif isinstance(node, str) and node[:1] in ("[", "{"):
+        node, depth, list_depth = stack.pop()
+        kind = type(node)
+        if kind is str:
             deepest = max(deepest, depth - 1 + node.count("[") + node.count("{"))
-    return deepest
+            lists = max(lists, list_depth + node.count("["))
+            continue
+        if kind is list:
+            list_depth += 1
+            lists = max(lists, list_depth)
+        deepest = max(deepest, depth)
+        for child in (node.values() if kind is dict else node):
+            if type(child) in _WALKED or type(child) is str and child[:1] in ("[", "{"):
+                stack.append((child, depth + 1, list_depth))
+    return deepest, lists
 
 
 def dump_state(value: object) -> str:
@@ -134,105 +154,101 @@ def iter_lines(fh: BinaryIO) -> Iterator[RawRecord]:
             yield RawRecord(number, stripped)
 
 
-class ArrayScanner:
-    """Splits a file holding one JSON array into the bytes of its elements, reading CHUNK_BYTES at a time.
+class ArrayReader:
+    """Reads a file holding one JSON array of states element by element, CHUNK_BYTES at a time.
 
-    Positions are file offsets; the buffer holds the file from `base` on, and bytes before the element
-    being scanned are dropped on every refill.
+    Each element is parsed by the standard library's incremental decoder (JSONDecoder.raw_decode), so only
+    the element being parsed and one chunk are in memory; integers beyond 64 bits stay exact. Offsets are
+    into `text`, which holds the decoded file from some point on; `_fill` drops what lies before an offset.
     """
 
     def __init__(self, fh: BinaryIO):
         self.fh = fh
-        self.buf = b""
-        self.base = 0
+        self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")  # bad bytes -> U+DC80..DCFF
+        self.decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+        self.text = ""
         self.eof = False
 
     def _fill(self, keep_from: int) -> bool:
-        """Read more, dropping bytes before file offset `keep_from`; False at end of file."""
+        """Drop text[:keep_from] and read more (at least as much as is kept); False at end of file."""
+        self.text = self.text[keep_from:]
         if self.eof:
             return False
-        kept = self.buf[keep_from - self.base:]
-        data = self.fh.read(max(CHUNK_BYTES, len(kept)))  # at least double: a long element costs linear time
-        self.base = keep_from
-        self.buf = kept + data
+        data = self.fh.read(max(CHUNK_BYTES, len(self.text)))
         self.eof = not data
-        return bool(data)
+        self.text += self.utf8.decode(data, final=self.eof)
+        return not self.eof
 
-    def _peek(self, pos: int) -> tuple[int, bytes]:
-        """(offset, byte) of the first non-whitespace byte at or after `pos`; byte is b"" at end of file."""
+    def _peek(self, pos: int) -> tuple[int, str]:
+        """(offset, character) of the first non-whitespace character at or after `pos`; "" at end of file."""
         while True:
-            i = pos - self.base
-            while i < len(self.buf) and self.buf[i] in _WHITESPACE:
-                i += 1
-            pos = i + self.base
-            if i < len(self.buf):
-                return pos, self.buf[i:i + 1]
-            if not self._fill(pos):
-                return pos, b""
+            match = _NON_SPACE.search(self.text, pos)
+            if match is not None:
+                return match.start(), match.group()
+            self._fill(pos)
+            pos = 0
+            if self.eof and not _NON_SPACE.search(self.text):
+                return len(self.text), ""
 
-    def elements(self) -> Iterator[RawRecord]:
-        """The elements in order; raises BadRecord on a file that is not one well-formed array."""
+    def elements(self) -> Iterator[tuple[int, object]]:
+        """(index, parsed element) in order; raises BadRecord on the first problem (the rest is unreadable)."""
         pos, first = self._peek(0)
-        if first == b"\xef" and self.buf[pos - self.base:].startswith(_BOM):
-            pos, first = self._peek(pos + len(_BOM))
+        if first == "\ufeff":
+            pos, first = self._peek(pos + 1)
         if not first:
             raise BadRecord("empty file (no JSON value)")
-        if first != b"[":
-            kinds = {b"{": "an object", b'"': "a string", b"t": "a boolean", b"f": "a boolean", b"n": "null"}
+        if first != "[":
+            kinds = {"{": "an object", '"': "a string", "t": "a boolean", "f": "a boolean", "n": "null"}
             raise BadRecord(f"the top-level value is {kinds.get(first, 'a number or not JSON')}; "
                             "a .json trajectory must be one JSON array of states (JSON Lines files end in .jsonl)")
-        pos, byte = self._peek(pos + 1)
-        if byte == b"]":
+        pos, char = self._peek(pos + 1)
+        index = 0
+        if char == "]":
             pos += 1
-        else:
-            index = 0
-            while True:
-                if not byte:
-                    raise BadRecord("truncated: the file ends where this element should start", index)
-                end = self._element_end(pos, index)
-                yield RawRecord(index, self.buf[pos - self.base:end - self.base])
-                pos, byte = self._peek(end)
-                if byte == b"]":
-                    pos += 1
-                    break
-                if byte != b",":
-                    found = repr(byte) if byte else "the end of the file"
-                    raise BadRecord(f"truncated or malformed: expected ',' or ']' after this element, "
-                                    f"found {found} at byte {pos}", index)
+        while char != "]":
+            if not char:
+                raise BadRecord("truncated: the file ends where this element should start", index)
+            value, pos = self._element(pos, index)
+            yield index, value
+            pos, char = self._peek(pos)
+            if char == ",":
                 index += 1
-                pos, byte = self._peek(pos + 1)
-        pos, byte = self._peek(pos)
-        if byte:
-            raise BadRecord(f"unexpected data after the closing ']' at byte {pos}")
+                pos, char = self._peek(pos + 1)
+                if char == "]":
+                    raise BadRecord("invalid JSON: a trailing comma before ']'", index)
+            elif char == "]":
+                pos += 1
+            elif not char:
+                raise BadRecord("truncated: the file ends after this element, before the array is closed", index)
+            else:
+                raise BadRecord(f"invalid JSON: expected ',' or ']' after this element, found {char!r}", index)
+        pos, char = self._peek(pos)
+        if char:
+            raise BadRecord(f"unexpected data after the array's closing ']': {char!r}")
 
-    def _element_end(self, start: int, index: int) -> int:
-        """File offset just past the element that begins at `start` (its first byte is not whitespace)."""
-        depth = 0
-        pos = start
+    def _element(self, start: int, index: int) -> tuple[object, int]:
+        """The element starting at text[start] and the offset just past it; reads more until it is whole."""
         while True:
-            pattern = _TOP if depth == 0 else _NESTED
-            match = pattern.search(self.buf, pos - self.base)
-            if match is None or match.group() == b'"':  # the buffer ends first, or inside a string
-                pos = self.base + (match.start() if match is not None else len(self.buf))
-                if pos - start > MAX_STATE_BYTES:
-                    raise BadRecord(f"larger than {MAX_STATE_BYTES} bytes", index)
-                if not self._fill(start):
-                    raise BadRecord("truncated: the file ends inside this element", index)
-                continue
-            token = match.group()
-            if token == b"[" or token == b"{":
-                depth += 1
-            elif token == b"]" or token == b"}":
-                if depth == 0:  # the array's own closing bracket ends a scalar element
-                    return self._trim(start, self.base + match.start())
-                depth -= 1
-                if depth == 0:
-                    return self.base + match.end()
-            elif token == b",":  # only matched at depth 0: ends a scalar element
-                return self._trim(start, self.base + match.start())
-            pos = self.base + match.end()
-
-    def _trim(self, start: int, end: int) -> int:
-        while end > start and self.buf[end - 1 - self.base] in _WHITESPACE:
-            end -= 1
-        return end
+            try:
+                value, end = self.decoder.raw_decode(self.text, start)
+                if end < len(self.text) or self.eof:  # a number at the very end may continue in the next chunk
+                    bad = _ESCAPED_BYTE.search(self.text, start, end)
+                    if bad is not None:
+                        raise BadRecord(f"not valid UTF-8: byte 0x{ord(bad.group()) - 0xDC00:02x} at character "
+                                        f"{bad.start() - start} of the element", index)
+                    return value, end
+            except json.JSONDecodeError as err:
+                # an error near the end of the text (or an open string) may only mean the chunk cut the element
+                cut_off = err.pos >= len(self.text) - 16 or err.msg.startswith("Unterminated string")
+                if self.eof or not cut_off:
+                    where = "truncated: the file ends inside this element" if self.eof and cut_off else \
+                        f"invalid JSON: {err.msg} at character {err.pos - start} of the element"
+                    raise BadRecord(where, index) from None
+            except RecursionError:
+                raise BadRecord(f"nested deeper than {MAX_DEPTH} levels", index) from None
+            except _NotJson as exc:
+                raise BadRecord(f"invalid JSON: {exc}", index) from None
+            if len(self.text) - start > MAX_STATE_BYTES:
+                raise BadRecord(f"larger than {MAX_STATE_BYTES} bytes", index)
+            self._fill(start)
+            start = 0

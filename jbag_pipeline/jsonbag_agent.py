@@ -11,27 +11,31 @@ random adds each with probability 1/n_players from the agent's seeded RNG.
 
 from __future__ import annotations
 
+import math
 import random
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 import polars as pl
+from scipy.special import rel_entr
 
 from engines.agents.osla import OSLAAgent
+from engines.base import Action
 from jbag_pipeline.sampling import FREQUENCIES
-from jbag_pipeline.tokenize import TokenFilter, token_path_prefixes, tokenize_state, tokenize_state_restricted
-from jbag_pipeline.value import JsonBagValue, value_from_distances
+from jbag_pipeline.tokenize import TokenFilter, token_paths, tokenize_state, tokenize_state_restricted
+from jbag_pipeline.value import _OUTSIDE, JsonBagValue
 
 FEATURE_VARIANTS = ("full", "interval", "random", "full_seg", "interval_seg", "random_seg", "adaptive", "none")
 NO_SELECTION = "none"  # every token: the value is exact JSD over the prototypes' full vocabulary
+_LN2 = math.log(2.0)
 
 
 class DeterminizedJsonBagValue(JsonBagValue):
     """JsonBagValue over `to_json()` of determinized states, with a frequency rule for the trajectory bag.
 
     Restricted to features, states are tokenized by tokenize_state_restricted, which skips every subtree
-    that can hold no feature. reset(seed) re-seeds the determinization and sampling RNGs (deterministic
-    from the constructor seed and the game's agent seed).
+    that can hold no feature. values_batch values many candidates in one numpy pass (JSD over the columns
+    the batch uses, to all prototypes at once). reset(seed) re-seeds the determinization and sampling RNGs.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
@@ -40,7 +44,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
             raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
         self.frequency, self.seed, self._game_seed = frequency, int(seed), None
         super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
-        self._prefixes = token_path_prefixes(self.features) if self.restricted else None
+        self._paths = token_paths(self.features) if self.restricted else None
         totals = self.prototypes.sum(axis=1)
         self._empty = totals == 0
         self._shares = self.prototypes / np.where(self._empty, 1.0, totals)[:, None]
@@ -66,26 +70,34 @@ class DeterminizedJsonBagValue(JsonBagValue):
         view = state.determinize(seat, self._determinize_rng)
         self.trajectory_outside += self._add(self._tokens(view, seat), self.trajectory)
 
+    def value(self, state, seat: int) -> float:
+        """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
+        return float(self.values_batch([state], seat)[0])
+
+    def values_batch(self, states: Sequence, seat: int) -> np.ndarray:
+        """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once."""
+        self._check_seat(seat)
+        rows, columns, counts = [], [], []
+        outside = np.full(len(states), self.trajectory_outside)
+        for row, state in enumerate(states):
+            bag = self._tokens(state, seat)
+            if self._paths is None:
+                outside[row] += self._collect(bag, row, rows, columns, counts)
+            else:  # the restricted tokenizer returns feature tokens only
+                columns.extend(map(self._columns.__getitem__, bag))
+                counts.extend(bag.values())
+                rows.extend([row] * len(bag))
+        return self._values_matrix(self.trajectory, rows, columns, counts, outside)[:, seat]
+
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
-        """V of every seat for a count vector over `features`: bags.jsd_to_prototypes's JSD, over cached shares."""
-        total = counts.sum() + outside_mass
-        if total == 0:
-            return value_from_distances(np.where(self._empty, 0.0, 1.0))
-        columns = np.flatnonzero(counts)
-        x = counts[columns] / total
-        p = self._shares[:, columns]
-        both = x + p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x_terms = (x * np.log2(2 * x / both)).sum(axis=1)
-            p_terms = np.where(p > 0, p * np.log2(2 * p / both), 0.0).sum(axis=1)
-        p_rest = self._share_totals - p.sum(axis=1)  # prototype mass on tokens the bag lacks
-        divergence = 0.5 * (x_terms + outside_mass / total + p_terms + p_rest)
-        distances = np.sqrt(np.clip(divergence, 0.0, 1.0))
-        distances[self._empty] = 1.0
-        return value_from_distances(distances)
+        """V of every seat for one count vector over `features` (plus outside mass when unrestricted)."""
+        counts = np.asarray(counts, dtype=float)
+        if counts.shape != (len(self.features),) or not np.all(np.isfinite(counts)) or np.any(counts < 0):
+            raise ValueError(f"values_of: counts must be {len(self.features)} finite counts >= 0")
+        return self._values_matrix(counts, [], [], [], np.array([float(outside_mass)]))[0]
 
     def values_of_bag(self, bag: Mapping[str, float]) -> list[float]:
-        """V of every seat for a trajectory bag given as token -> count (tokens outside the index as usual)."""
+        """V of every seat for a trajectory bag given as token -> count (filtered and unknown tokens as usual)."""
         counts = np.zeros(len(self.features))
         outside = self._add(bag, counts)
         return self.values_of(counts, outside).tolist()
@@ -93,13 +105,58 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _tokens(self, state, seat: int) -> dict[str, int]:
         """Tokens of a state that is already a determinization from `seat`'s view (never the real hidden state)."""
         doc = state.to_json()
-        if self._prefixes is None:
+        if self._paths is None:
             return tokenize_state(doc, mode="both", num_suffix=True)
-        return tokenize_state_restricted(doc, self._prefixes, mode="both", num_suffix=True)
+        return tokenize_state_restricted(doc, self._paths, mode="both", num_suffix=True)
+
+    def _collect(self, bag: Mapping[str, int], row: int, rows: list, columns: list, counts: list) -> float:
+        """Append the bag's indexed tokens as (row, column, count); returns its count outside the index."""
+        index = self._columns
+        outside = 0.0
+        for token, count in bag.items():
+            column = index.get(token)
+            if column is None:
+                column = index[token] = self._column_code(token)
+            if column >= 0:
+                rows.append(row)
+                columns.append(column)
+                counts.append(count)
+            elif column == _OUTSIDE:
+                outside += count
+        return outside
+
+    def _values_matrix(self, base: np.ndarray, rows: list, columns: list, counts: list,
+                       outside: np.ndarray) -> np.ndarray:
+        """(n, seats) V of n bags: `base` counts plus the (row, column, count) entries, outside masses (n,)."""
+        n = outside.shape[0]
+        used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
+        x = np.tile(base[used], (n, 1))
+        if counts:
+            np.add.at(x, (np.asarray(rows), np.searchsorted(used, columns)), counts)
+        totals = x.sum(axis=1) + outside
+        distances = np.empty((n, self.n_seats))
+        live = totals > 0
+        distances[~live] = np.where(self._empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
+        if live.any():
+            shares = x[live] / totals[live, None]
+            prototypes = self._shares[:, used]
+            middle = 0.5 * (shares[:, None, :] + prototypes[None, :, :])
+            nats = rel_entr(shares[:, None, :], middle).sum(axis=2) + rel_entr(prototypes[None], middle).sum(axis=2)
+            rest = (outside[live] / totals[live])[:, None] + (self._share_totals - prototypes.sum(axis=1))[None, :]
+            block = np.sqrt(np.clip(0.5 * (nats / _LN2 + rest), 0.0, 1.0))
+            block[:, self._empty] = 1.0
+            distances[live] = block
+        closeness = 1.0 - distances
+        sums = closeness.sum(axis=1, keepdims=True)
+        return np.where(sums > 0, closeness / np.where(sums > 0, sums, 1.0), 1.0 / self.n_seats)
 
 
 class JsonBagOSLAAgent(OSLAAgent):
-    """OSLA with a DeterminizedJsonBagValue; every new game re-seeds the value's RNGs from the agent's seed."""
+    """OSLAAgent's decision rule with a DeterminizedJsonBagValue, valuing all children in one batch.
+
+    Wins are +inf, losses -inf, other children V_seat; ties go to the agent's seeded RNG, as in OSLAAgent.
+    Every new game re-seeds the value's RNGs from the agent's seed.
+    """
 
     def __init__(self, value: DeterminizedJsonBagValue, seed: int = 0):
         if not isinstance(value, DeterminizedJsonBagValue):
@@ -111,8 +168,40 @@ class JsonBagOSLAAgent(OSLAAgent):
         super().reset(seed)
         self.value_function.reset(seed)
 
+    def choose(self, state) -> Action:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError("jsonbag_osla: the state has no legal actions (is the game over?)")
+        seat = state.current_player
+        self.value_function.begin_decision(state, seat)
+        sample = state.determinize(seat, self._rng)
+        values, open_children, open_positions = [], [], []
+        for position, action in enumerate(legal):
+            child = sample.clone()
+            child.apply(action)
+            result = child.returns()[seat] if child.is_terminal() else 0
+            values.append(math.inf if result > 0 else -math.inf if result < 0 else math.nan)
+            if result == 0:
+                open_children.append(child)
+                open_positions.append(position)
+        if math.inf in values:  # a win is taken whatever the other children are worth
+            best = math.inf
+        else:
+            if open_children:
+                batch = self.value_function.values_batch(open_children, seat)
+                if np.isnan(batch).any():
+                    raise ValueError(f"jsonbag_osla: the value function returned NaN for seat {seat}")
+                for position, value in zip(open_positions, batch.tolist()):
+                    values[position] = value
+            best = max(values)
+        best_actions = [action for action, value in zip(legal, values) if value == best]
+        return best_actions[self._rng.randrange(len(best_actions))]
+
 
 def _one_game(frame: pl.DataFrame, name: str) -> str | None:
+    """The one game a table holds (None if it has no game column or no rows)."""
+    if "game" not in frame.columns:
+        return None
     games = frame["game"].unique().to_list()
     if len(games) > 1:
         raise ValueError(f"make_jsonbag_value: {name} must hold one game, got {sorted(games)}")

@@ -35,6 +35,7 @@ class Preset:
     adaptive_share: float = 0.9
     token_blacklist: tuple[str, ...] = ("gameStatus", "playerResults")
     duckdb_memory_limit: str = "4GB"
+    evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
 
 
 def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overrides: GameRun) -> dict[str, GameRun]:
@@ -47,6 +48,7 @@ PRESETS: dict[str, Preset] = {
     "smoke": Preset(
         name="smoke", seed=0, rf_trees=20, top_k=20,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
+        evaluation_pairs=("full-none", "full-full_seg", "random-adaptive"),
     ),
     "demo": Preset(
         name="demo", seed=0,

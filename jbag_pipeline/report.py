@@ -102,8 +102,113 @@ def _tictactoe_section(report: Report, root: Path) -> None:
                [picked], ["tictactoe_compression.png"])
 
 
+def _tictactoe_jsonbag_section(report: Report, root: Path) -> None:
+    from jbag_pipeline.tictactoe.jsonbag import plot_jsonbag_vs_compression
+
+    table = lake.read_table(root, "tictactoe_jsonbag")
+    plot_jsonbag_vs_compression(table, lake.read_table(root, "tictactoe_compression"),
+                                report.folder / "tictactoe_jsonbag.png")
+    keep = [c for c in ("frequency", "variant", "compression_ratio", "pearson", "spearman", "best_move_agreement",
+                        "vs_random_first_win", "vs_random_second_win") if c in table.columns]
+    report.add("Tic-tac-toe: JSON-Bag value functions against the exact values",
+               "Each board valued by its own state tokens against the self-play winner prototypes, compared with "
+               "f_all over the 4,520 boards in play; exact win rates of the greedy JSON-Bag agent.",
+               [table.select(keep)], ["tictactoe_jsonbag.png"])
+
+
+PAPER_FINDINGS = {  # the seed paper's qualitative results (JSON-Bag OSLA vs baseline OSLA)
+    "dominion": "beats baseline; feature selection helps most (segmented)",
+    "seven_wonders": "beats baseline; feature selection helps (non-segmented)",
+    "connect4": "beats baseline; feature selection helps",
+    "cant_stop": "beats baseline; frequency and selection matter about equally",
+    "dots_and_boxes": "loses to baseline",
+    "sea_salt_paper": "loses to baseline",
+}
+
+
+def _verdict(row: dict) -> str:
+    if row["ci_low"] > 0:
+        return "beats baseline"
+    if row["ci_high"] < 0:
+        return "loses to baseline"
+    return "no clear difference"
+
+
+def _paper_comparison(summary: pl.DataFrame, effects: pl.DataFrame) -> pl.DataFrame:
+    overall = summary.filter(pl.col("scope") == "overall")
+    rows = []
+    for game in sorted(overall["game"].unique().to_list()):
+        of_game = overall.filter(pl.col("game") == game).sort("mean", descending=True)
+        best = of_game.row(0, named=True)
+        none = of_game.filter(pl.col("feature_variant") == "none")
+        selected = of_game.filter(pl.col("feature_variant") != "none")
+        gain = (selected["mean"].max() - none["mean"].max()) if len(none) and len(selected) else None
+        eta = dict(effects.filter(pl.col("game") == game).select("factor", "eta_squared").iter_rows())
+        rows.append({"game": game, "paper": PAPER_FINDINGS.get(game, "(not in the paper)"),
+                     "ours_best_pair": f"{best['prototype_frequency']} x {best['feature_variant']}",
+                     "ours_best_mean": best["mean"], "ours_verdict": _verdict(best),
+                     "selection_gain_over_none": gain,
+                     "eta2_frequency": eta.get("prototype_frequency"), "eta2_selection": eta.get("feature_variant")})
+    return pl.DataFrame(rows)
+
+
+def _evaluation_section(report: Report, root: Path) -> None:
+    summary = lake.read_table(root, "evaluation_summary")
+    effects = lake.read_table(root, "effect_sizes")
+    overall = summary.filter(pl.col("scope") == "overall")
+    games = sorted(overall["game"].unique().to_list())
+    fig, axes = plt.subplots(len(games), 1, figsize=(10, 2.6 * len(games)), squeeze=False)
+    for ax, game in zip(axes[:, 0], games):
+        part = overall.filter(pl.col("game") == game).sort("prototype_frequency", "feature_variant")
+        labels = [f"{f[:3]}/{v}" for f, v in zip(part["prototype_frequency"], part["feature_variant"])]
+        mean = part["mean"].to_numpy()
+        err = [mean - part["ci_low"].to_numpy(), part["ci_high"].to_numpy() - mean]
+        ax.errorbar(range(len(labels)), mean, yerr=err, fmt="o", capsize=3)
+        ax.axhline(0, color="grey", lw=1)
+        ax.set_xticks(range(len(labels)), labels, rotation=70, fontsize=7)
+        ax.set_ylim(-1.05, 1.05)
+        ax.set_title(f"{game}: JSON-Bag OSLA mean score vs baseline OSLA (95% CI)", fontsize=9)
+    fig.tight_layout()
+    pairs_png = report.figure("evaluation_pairs.png", fig)
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    width = 0.4
+    for i, factor in enumerate(("prototype_frequency", "feature_variant")):
+        part = effects.filter(pl.col("factor") == factor).sort("game")
+        xs = [games.index(g) + (i - 0.5) * width for g in part["game"]]
+        ax.bar(xs, part["eta_squared"].fill_nan(0).to_numpy(), width, label=factor)
+    ax.set_xticks(range(len(games)), games, rotation=30, fontsize=8)
+    ax.set_ylabel("eta squared")
+    ax.legend()
+    eta_png = report.figure("effect_sizes.png", fig)
+    seats = summary.filter(pl.col("scope") != "overall").group_by("game", "seat").agg(pl.col("mean").mean()).sort("game", "seat")
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    for game in games:
+        part = seats.filter(pl.col("game") == game)
+        ax.plot(part["seat"], part["mean"], marker="o", label=game)
+    ax.axhline(0, color="grey", lw=1)
+    ax.set_xlabel("seat of the JSON-Bag agent")
+    ax.set_ylabel("mean score over all pairs")
+    ax.legend(fontsize=7)
+    seats_png = report.figure("evaluation_seats.png", fig)
+    report.add("Evaluation: JSON-Bag OSLA against baseline OSLA",
+               "Score per game +1 win / 0 draw / -1 loss for the JSON-Bag agent, one JSON-Bag OSLA per game in each "
+               "seat against baseline OSLAs (the game's own score) in the others; mean per pair with 95% CI, "
+               "and per seat of the JSON-Bag agent.", [], [pairs_png, seats_png])
+    report.add("Table I: top-3 pairs per game", "By overall mean score; Best-Worst Diff = best minus worst seat mean.",
+               [lake.read_table(root, "paper_table_1")])
+    report.add("Table II: best prototype frequency without feature selection", "Feature variant none (all tokens).",
+               [lake.read_table(root, "paper_table_2")])
+    report.add("Table III: effect sizes", "eta^2 = SS_effect / SS_total of each factor on the per-game scores.",
+               [effects], [eta_png])
+    report.add("Compared with the paper",
+               "The seed paper's qualitative findings next to ours (best pair, whether its 95% CI excludes 0, the "
+               "gain of the best feature-selected variant over no selection, and eta-squared of both factors).",
+               [_paper_comparison(summary, effects)])
+
+
 SECTIONS = [("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
-            ("tictactoe_compression", _tictactoe_section)]
+            ("evaluation_summary", _evaluation_section),
+            ("tictactoe_compression", _tictactoe_section), ("tictactoe_jsonbag", _tictactoe_jsonbag_section)]
 
 
 def write_report(root: Path) -> Path:

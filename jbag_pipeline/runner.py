@@ -28,27 +28,41 @@ def asset_names(assets_defs) -> list[str]:
     return [key.to_user_string() for a in assets_defs for key in a.keys]
 
 
-def plan(assets_defs, select: list[str] | None, games: list[str] | None):
-    """Steps in order: each partitioned asset set once per game partition, then the unpartitioned assets."""
+def _game_of(partition_key: str) -> str:
+    """The game of a partition key: the key itself, or the game dimension of a 'game|pair' key."""
+    return partition_key.split("|")[0]
+
+
+def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
+    parts = key.split("|")
+    return (games is None or parts[0] in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
+
+
+def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
+    """Steps in order: assets partitioned by game (once per game), then those partitioned by game and pair
+    (once per key; only `pairs` when given), then the unpartitioned assets."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known)
     unknown = sorted(chosen - known)
     if unknown:
         raise ValueError(f"--select names unknown asset(s) {unknown}; known assets: {sorted(known)}")
-    partitioned = [a for a in assets_defs if a.partitions_def is not None]
-    unpartitioned = [a for a in assets_defs if a.partitions_def is None]
-    part_keys = [k for a in partitioned for k in asset_names([a]) if k in chosen]
+    groups: dict[object, list[str]] = {}
+    for a in assets_defs:
+        keys = [k for k in asset_names([a]) if k in chosen]
+        if keys:
+            groups.setdefault(a.partitions_def, []).extend(keys)
+    all_games = sorted({_game_of(k) for p in groups if p is not None for k in p.get_partition_keys()})
+    bad = sorted(set(games or []) - set(all_games))
+    if bad:
+        raise ValueError(f"--games names unknown game(s) {bad}; registered games: {all_games}")
+    ordered = sorted((p for p in groups if p is not None), key=lambda p: isinstance(p, dg.MultiPartitionsDefinition))
     steps = []
-    if part_keys:
-        all_games = list(partitioned[0].partitions_def.get_partition_keys())
-        wanted = games or all_games
-        bad = sorted(set(wanted) - set(all_games))
-        if bad:
-            raise ValueError(f"--games names unknown game(s) {bad}; registered games: {all_games}")
-        steps += [(part_keys, g) for g in all_games if g in wanted]
-    flat_keys = [k for a in unpartitioned for k in asset_names([a]) if k in chosen]
-    if flat_keys:
-        steps.append((flat_keys, None))
+    for partitions_def in ordered:
+        for key in partitions_def.get_partition_keys():
+            if _wanted(key, games, pairs):
+                steps.append((groups[partitions_def], key))
+    if None in groups:
+        steps.append((groups[None], None))
     return steps
 
 
@@ -56,10 +70,10 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
                     games: list[str] | None = None, instance: dg.DagsterInstance | None = None,
                     progress=print) -> list[StepResult]:
     """Run every planned step; stops at the first failure with Dagster's error."""
-    steps = plan(assets_defs, select, games)
+    steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
     results = []
     for i, (keys, partition) in enumerate(steps, 1):
-        label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  (game={partition})" if partition else "")
+        label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  ({partition})" if partition else "")
         progress(label + " ...")
         start = time.perf_counter()
         outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,

@@ -41,13 +41,13 @@ class TokenRanking:
 
 def bag_matrix(bags: pl.DataFrame) -> tuple[sparse.csr_matrix, np.ndarray, list[str]]:
     """CSR matrix (trajectory x token) of p from long bags (game_id, token, p); rows by game_id, columns by token."""
-    game_ids = bags.select(pl.col("game_id").unique().sort()).with_row_index("row")
-    tokens = bags.select(pl.col("token").unique().sort()).with_row_index("col")
-    cells = bags.select("game_id", "token", "p").join(game_ids, on="game_id").join(tokens, on="token")
-    matrix = sparse.csr_matrix(
-        (cells["p"].to_numpy().astype(np.float32), (cells["row"].to_numpy(), cells["col"].to_numpy())),
-        shape=(len(game_ids), len(tokens)))
-    return matrix, game_ids["game_id"].to_numpy(), tokens["token"].to_list()
+    game_ids = bags["game_id"].unique().sort()
+    tokens = bags["token"].unique().sort()
+    rows = game_ids.search_sorted(bags["game_id"]).to_numpy()  # binary search: no string hash join in memory
+    columns = tokens.search_sorted(bags["token"]).to_numpy()
+    matrix = sparse.csr_matrix((bags["p"].to_numpy().astype(np.float32), (rows, columns)),
+                               shape=(len(game_ids), len(tokens)))
+    return matrix, game_ids.to_numpy(), tokens.to_list()
 
 
 def _oob_accuracy(forest: RandomForestClassifier, labels: np.ndarray) -> float | None:
@@ -60,7 +60,7 @@ def _oob_accuracy(forest: RandomForestClassifier, labels: np.ndarray) -> float |
 
 
 def rank_tokens(bags: pl.DataFrame, winners: pl.DataFrame, *, n_estimators: int = 100, seed: int = 0,
-                where: str = "") -> TokenRanking:
+                where: str = "bags") -> TokenRanking:
     """Fit a seeded forest on the bags (game_id, token, p) of decided games (winners: game_id, winner)."""
     labelled = bags.join(winners.select("game_id", "winner"), on="game_id", how="semi")
     matrix, game_ids, tokens = bag_matrix(labelled)
@@ -149,6 +149,8 @@ def select_features(bags: pl.DataFrame, games: pl.DataFrame, *, k: int = 100, n_
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    if not 0 < adaptive_share <= 1:
+        raise ValueError(f"adaptive_share must be in (0, 1], got {adaptive_share}")
     for name, frame, columns in (("bags", bags, ("game", "frequency", "game_id", "token", "p")),
                                  ("games", games, ("game", "game_id", "winner"))):
         missing = [c for c in columns if c not in frame.columns]

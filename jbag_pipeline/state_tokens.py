@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import orjson
 import polars as pl
 
-from jbag_pipeline.tokenize import tokenize_state
+from jbag_pipeline.tokenize import parse_json, tokenize_state
 
 TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
 
@@ -14,7 +13,7 @@ def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: boo
     """Tokens of every state of a `selfplay_states`-shaped table, sorted by (game_id, state_idx, token)."""
     games, ids, idxs, tokens, counts = [], [], [], [], []
     for game, game_id, state_idx, doc in states.select("game", "game_id", "state_idx", "doc").iter_rows():
-        bag = tokenize_state(orjson.loads(doc), mode=mode, num_suffix=num_suffix)
+        bag = tokenize_state(parse_json(doc), mode=mode, num_suffix=num_suffix)
         n = len(bag)
         games.extend([game] * n)
         ids.extend([game_id] * n)

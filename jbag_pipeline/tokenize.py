@@ -1,11 +1,14 @@
 """JSON-Bag tokenizer: a JSON document -> token counts, byte-identical to the reference tokenizer.
 
-Token rules: DESIGN.md section 4. What makes it fast (about 3x a naive walk on mode "both"):
+Token rules: DESIGN.md section 4. What makes it fast (from JSON text, 2.4x to 7x a naive json.loads +
+walk + Counter on our engines' states; benchmarks/bench_tokenizer.py):
 - each subtree is walked once, carrying the list of its active path prefixes; the naive walk re-walks
   every list element once per prefix, so it re-iterates dicts and re-parses strings 2^depth times;
 - a token is one concatenation, prefix + ".value", where the ".value" suffix of a string or int is made
   once and cached (together with the result of the "does this string parse as JSON" test);
 - a string is handed to json.loads only when its first character can start a JSON value;
+- the atoms of a list under several prefixes are emitted prefix by prefix in list comprehensions, and
+  their plain-prefix weights are summed once;
 - tokens go into one flat list that collections' C helper counts in a single pass.
 """
 
@@ -86,18 +89,19 @@ def _walk_one(node: dict | list, prefix: str, tokens: list, weights: dict | None
             _walk_one(container, path, tokens, weights, indexed)
 
 
-def _paths(prefixes: list[str], key: str | int, is_dict: bool) -> list[str]:
-    """The paths of a dict value (`key` a key) or list item (`key` an index) under every active prefix."""
-    if is_dict:
-        return [f"{p}.{key}" for p in prefixes]
-    return [f"{p}[{key}]" for p in prefixes] + prefixes
-
-
 def _walk_both(node: dict | list, prefixes: list[str], tokens: list, weights: dict | None) -> None:
     """Mode both: a list item lives under every active prefix, indexed and plain, so prefixes multiply."""
-    is_dict = type(node) is dict or (type(node) is not list and isinstance(node, dict))
+    if type(node) is dict or (type(node) is not list and isinstance(node, dict)):
+        _walk_dict(node, prefixes, tokens, weights)
+    elif len(prefixes) == 1:
+        _walk_list_one_prefix(node, prefixes[0], tokens, weights)
+    else:
+        _walk_list(node, prefixes, tokens, weights)
+
+
+def _walk_dict(node: dict, prefixes: list[str], tokens: list, weights: dict | None) -> None:
     single = prefixes[0] if len(prefixes) == 1 else None  # outside any list: the common, fastest case
-    for key, value in (node.items() if is_dict else enumerate(node)):
+    for key, value in node.items():
         kind = type(value)
         if kind is str or kind is int:
             suffix, weight, container = _ATOMS.get(value) or _atom(value)
@@ -105,30 +109,66 @@ def _walk_both(node: dict | list, prefixes: list[str], tokens: list, weights: di
             suffix, weight, container = _child(value)
         if container is not None:
             if container:
-                _walk_both(container, _paths(prefixes, key, is_dict), tokens, weights)
+                _walk_both(container, [f"{p}.{key}" for p in prefixes], tokens, weights)
         elif single is not None:
-            if is_dict:
-                path = f"{single}.{key}"
-                tokens.append(path + suffix)
-                if weight and weights is not None:
-                    weights[path] = weights.get(path, 0) + weight
-            else:
-                indexed = f"{single}[{key}]"
-                tokens.append(indexed + suffix)
-                tokens.append(single + suffix)
-                if weight and weights is not None:
-                    weights[indexed] = weights.get(indexed, 0) + weight
-                    weights[single] = weights.get(single, 0) + weight
+            path = f"{single}.{key}"
+            tokens.append(path + suffix)
+            if weight and weights is not None:
+                weights[path] = weights.get(path, 0) + weight
         elif weight and weights is not None:
-            paths = _paths(prefixes, key, is_dict)
+            paths = [f"{p}.{key}" for p in prefixes]
             tokens.extend([p + suffix for p in paths])
             for p in paths:
                 weights[p] = weights.get(p, 0) + weight
-        elif is_dict:
-            tokens.extend([f"{p}.{key}{suffix}" for p in prefixes])
         else:
-            tokens.extend([f"{p}[{key}]{suffix}" for p in prefixes])
-            tokens.extend([p + suffix for p in prefixes])
+            tokens.extend([f"{p}.{key}{suffix}" for p in prefixes])
+
+
+def _walk_list_one_prefix(node: list, prefix: str, tokens: list, weights: dict | None) -> None:
+    for i, value in enumerate(node):
+        kind = type(value)
+        if kind is str or kind is int:
+            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+        else:
+            suffix, weight, container = _child(value)
+        if container is not None:
+            if container:
+                _walk_both(container, [f"{prefix}[{i}]", prefix], tokens, weights)
+            continue
+        indexed = f"{prefix}[{i}]"
+        tokens.append(indexed + suffix)
+        tokens.append(prefix + suffix)
+        if weight and weights is not None:
+            weights[indexed] = weights.get(indexed, 0) + weight
+            weights[prefix] = weights.get(prefix, 0) + weight
+
+
+def _walk_list(node: list, prefixes: list[str], tokens: list, weights: dict | None) -> None:
+    """A list under several prefixes: atoms are collected first, then emitted prefix by prefix."""
+    atoms, weighted = [], []  # (index, suffix) and (index, weight) of the atomic items
+    for i, value in enumerate(node):
+        kind = type(value)
+        if kind is str or kind is int:
+            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+        else:
+            suffix, weight, container = _child(value)
+        if container is not None:
+            if container:
+                _walk_both(container, [f"{p}[{i}]" for p in prefixes] + prefixes, tokens, weights)
+            continue
+        atoms.append((i, suffix))
+        if weight:
+            weighted.append((i, weight))
+    for p in prefixes:
+        tokens.extend([f"{p}[{i}]{suffix}" for i, suffix in atoms])
+        tokens.extend([p + suffix for _, suffix in atoms])
+    if weighted and weights is not None:
+        total = sum(weight for _, weight in weighted)
+        for p in prefixes:
+            weights[p] = weights.get(p, 0) + total
+            for i, weight in weighted:
+                path = f"{p}[{i}]"
+                weights[path] = weights.get(path, 0) + weight
 
 
 def _check_mode(mode: str) -> None:
@@ -230,29 +270,97 @@ class TokenFilter:
         return f"TokenFilter({list(self.substrings)!r})"
 
 
-def token_path_prefixes(tokens: Iterable[str]) -> frozenset[str]:
-    """Every path a walk must enter to reach `tokens`: each token cut before every "." or "[", and the token itself.
+class TokenPaths(NamedTuple):
+    """What a restricted walk needs for a set of wanted tokens (build it with token_paths)."""
 
-    A token is path + ".value" (or the bare path, for the positive-integer rule), and every ancestor path
-    ends just before a "." or "[", so the cuts cover them all; cuts inside keys or values only add paths.
+    tokens: frozenset[str]  # the wanted tokens
+    paths: frozenset[str]  # every path that can lead to a wanted token
+    indices: dict[str, tuple[tuple[int, str], ...]]  # list path -> (i, path[i]) for path[i] in `paths`, by i
+    keys: frozenset[str]  # every text after a "." of a path: a dict key outside it leads to no wanted token
+
+
+def token_paths(tokens: Iterable[str]) -> TokenPaths:
+    """Paths of `tokens`: each token cut before every "." or "[", and the token itself (a bare positive-int token).
+
+    A token is path + ".value" (or the bare path), and every ancestor path ends just before a "." or "[",
+    so the cuts cover them all; cuts inside keys or values only add paths that are never needed.
     """
-    prefixes: set[str] = set()
+    wanted, paths = set(), set()
     for token in tokens:
         if not isinstance(token, str):
-            raise ValueError(f"token_path_prefixes: tokens must be strings, got {token!r}")
-        prefixes.add(token)
+            raise ValueError(f"token_paths: tokens must be strings, got {token!r}")
+        wanted.add(token)
+        paths.add(token)
         for i, char in enumerate(token):
             if i and (char == "." or char == "["):
-                prefixes.add(token[:i])
-    return frozenset(prefixes)
+                paths.add(token[:i])
+    indices: dict[str, set[int]] = {}
+    keys: set[str] = set()
+    for path in paths:
+        keys.update(path[i + 1:] for i, char in enumerate(path) if char == ".")
+        base, bracket, index = path.rpartition("[")
+        if bracket and index.endswith("]") and index[:-1].isdigit():
+            indices.setdefault(base, set()).add(int(index[:-1]))
+    return TokenPaths(frozenset(wanted), frozenset(paths),
+                      {base: tuple((i, f"{base}[{i}]") for i in sorted(found)) for base, found in indices.items()},
+                      frozenset(keys))
 
 
-def _walk_restricted(node: dict | list, prefixes: list[str], tokens: list, weights: dict | None,
-                     allowed: frozenset[str], ordered: bool, unordered: bool) -> None:
-    """The walk of mode both/ordered/unordered that enters and emits only paths in `allowed`."""
+_BULK_TYPES = frozenset((int, str, type(None)))  # atom types no two of which compare equal across types
+_NONE_ATOM = (".None", 0, None)
+
+
+def _emit(counts: dict, wanted: frozenset, paths: list[str], suffix: str, weight: int, times: int,
+          weighted: bool) -> None:
+    for p in paths:
+        token = p + suffix
+        if token in wanted:
+            counts[token] = counts.get(token, 0) + times
+        if weight and weighted and p in wanted:
+            counts[p] = counts.get(p, 0) + weight * times
+
+
+def _atom_list(node: list, prefixes: list[str], counts: dict, weighted: bool, index: TokenPaths,
+               ordered: bool, unordered: bool) -> bool:
+    """A list of plain atoms in one pass over its distinct values; False (nothing done) for any other list."""
+    if not _BULK_TYPES.issuperset(map(type, node)):
+        return False
+    distinct: dict = {}
+    _count_elements(distinct, node)
+    described = [(_NONE_ATOM if value is None else _atom(value), times) for value, times in distinct.items()]
+    if any(atom[2] is not None for atom, _ in described):
+        return False  # a string holding a JSON container: walked item by item
+    wanted = index.tokens
+    if unordered:
+        for (suffix, weight, _), times in described:
+            _emit(counts, wanted, prefixes, suffix, weight, times, weighted)
+    if ordered:
+        size = len(node)
+        for p in prefixes:
+            for i, path in index.indices.get(p, ()):
+                if i >= size:
+                    break
+                value = node[i]
+                suffix, weight, _ = _NONE_ATOM if value is None else _ATOMS.get(value) or _atom(value)
+                token = path + suffix
+                if token in wanted:
+                    counts[token] = counts.get(token, 0) + 1
+                if weight and weighted and path in wanted:
+                    counts[path] = counts.get(path, 0) + weight
+    return True
+
+
+def _walk_restricted(node: dict | list, prefixes: list[str], counts: dict, weighted: bool, index: TokenPaths,
+                     ordered: bool, unordered: bool) -> None:
+    """The walk of mode both/ordered/unordered that enters only paths in index.paths and counts wanted tokens."""
     is_dict = type(node) is dict or (type(node) is not list and isinstance(node, dict))
+    if not is_dict and _atom_list(node, prefixes, counts, weighted, index, ordered, unordered):
+        return
+    allowed, keys = index.paths, index.keys
     single = prefixes[0] if len(prefixes) == 1 else None  # outside any list: the common, fastest case
     for key, value in (node.items() if is_dict else enumerate(node)):
+        if is_dict and (key if type(key) is str else str(key)) not in keys:
+            continue
         if single is not None:
             if is_dict:
                 path = f"{single}.{key}"
@@ -280,32 +388,25 @@ def _walk_restricted(node: dict | list, prefixes: list[str], tokens: list, weigh
             suffix, weight, container = _ATOMS.get(value) or _atom(value)
         else:
             suffix, weight, container = _child(value)
-        if container is not None:
-            if container:
-                _walk_restricted(container, paths, tokens, weights, allowed, ordered, unordered)
-            continue
-        for p in paths:
-            tokens.append(p + suffix)
-        if weight and weights is not None:
-            for p in paths:
-                weights[p] = weights.get(p, 0) + weight
+        if container is None:
+            _emit(counts, index.tokens, paths, suffix, weight, 1, weighted)
+        elif container:
+            _walk_restricted(container, paths, counts, weighted, index, ordered, unordered)
 
 
-def tokenize_state_restricted(doc: dict | list, prefixes: frozenset[str], *, mode: str = "both",
+def tokenize_state_restricted(doc: dict | list, index: TokenPaths, *, mode: str = "both",
                               num_suffix: bool = False) -> dict[str, int]:
-    """tokenize_state's counts for the tokens at paths in `prefixes` (token_path_prefixes of the wanted tokens).
+    """tokenize_state(doc) restricted to the tokens of `index` (see token_paths), skipping subtrees that hold none.
 
-    Subtrees whose path is in no prefix are skipped, so every wanted token gets its exact count; the result
-    may also hold other tokens emitted at allowed paths (callers look up only the tokens they want).
+    Lists of plain atoms (ints, strings, None) are counted by distinct value, so a long list costs a C pass.
     """
     _check_mode(mode)
     if not isinstance(doc, (dict, list)):
         raise ValueError(f"tokenize: the state must be a JSON object or array (a dict or list), "
                          f"got {type(doc).__name__}")
-    if not isinstance(prefixes, (set, frozenset)):
-        raise ValueError(f"tokenize_state_restricted: prefixes must be a set (see token_path_prefixes), "
-                         f"got {type(prefixes).__name__}")
-    tokens: list[str] = []
-    weights: dict[str, int] | None = {} if num_suffix else None
-    _walk_restricted(doc, [""], tokens, weights, frozenset(prefixes), mode != "unordered", mode != "ordered")
-    return _count(tokens, weights)
+    if not isinstance(index, TokenPaths):
+        raise ValueError(f"tokenize_state_restricted: index must be a TokenPaths (from token_paths), "
+                         f"got {type(index).__name__}")
+    counts: dict[str, int] = {}
+    _walk_restricted(doc, [""], counts, num_suffix, index, mode != "unordered", mode != "ordered")
+    return counts

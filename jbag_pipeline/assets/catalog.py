@@ -9,7 +9,9 @@ from jbag_pipeline.resources import JbagSettings
 @dg.asset(group_name="catalog", deps=["selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags",
                                       "winner_prototypes", "winner_classification",
                                       "segmented_bags", "selected_features", "feature_summary",
-                                      "tictactoe_values", "tictactoe_compression"],
+                                      "evaluation_games", "evaluation_summary", "paper_table_1", "paper_table_2",
+                                      "effect_sizes",
+                                      "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag"],
           description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).")
 def catalog(context: dg.AssetExecutionContext, settings: JbagSettings) -> dg.MaterializeResult:
     root = settings.root()

@@ -9,6 +9,7 @@ from jbag_pipeline import lake
 from jbag_pipeline.assets.common import preview, table_metadata
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.tictactoe.exact import evaluation_table
+from jbag_pipeline.tictactoe.jsonbag import jsonbag_vs_exact_table, plot_jsonbag_vs_compression
 from jbag_pipeline.tictactoe.table import compression_table, plot_compression
 
 
@@ -47,3 +48,21 @@ def tictactoe_compression(config: TicTacToeConfig, settings: JbagSettings):
     full = table.group_by("method").agg(pl.col("E").min().alias("min_e"), pl.col("E").max().alias("max_e"))
     ok = bool(((full["min_e"] < 1e-9) & ((full["max_e"] - 1).abs() < 1e-9)).all())
     yield dg.AssetCheckResult(check_name="error_bounds", passed=ok, metadata={"E_range": preview(full)})
+
+
+@dg.asset(group_name="tictactoe", deps=["winner_prototypes", "selected_features", "tictactoe_compression"],
+          check_specs=[dg.AssetCheckSpec("board_count", asset="tictactoe_jsonbag")],
+          description="JSON-Bag value functions of tic-tac-toe self-play against f_all: correlations, best-move "
+                      "agreement, exact win rates, compression ratio.")
+def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings):
+    root = settings.root()
+    prototypes = lake.read_table(root, "winner_prototypes", {"game": "tictactoe"})
+    features = lake.read_table(root, "selected_features", {"game": "tictactoe"})
+    table = jsonbag_vs_exact_table(prototypes, features, w=config.inverse_temperature)
+    path = lake.write_table(table, root, "tictactoe_jsonbag")
+    (root / "report").mkdir(parents=True, exist_ok=True)
+    plot = plot_jsonbag_vs_compression(table, lake.read_table(root, "tictactoe_compression"),
+                                       root / "report" / "tictactoe_jsonbag.png")
+    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "results": preview(table, 30),
+                                         "plot": dg.MetadataValue.path(str(plot))})
+    yield dg.AssetCheckResult(check_name="board_count", passed=bool((table["n_boards"] == 4520).all()))

@@ -149,21 +149,15 @@ def first_player_scores(seats: np.ndarray) -> np.ndarray:
     return scores
 
 
-def best_move_agreement(scores: np.ndarray, f: np.ndarray) -> float:
-    """Share of boards in play where a best child by `scores` is also a best child by f (both mover-signed).
-
-    Ties (within 1e-12) make sets of best children; a board agrees when the two sets overlap.
-    """
+def best_children(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every board in play (ascending index): which cells lead to a best child by mover-signed `values`
+    (ties within 1e-12 all count), and which cells are legal; both (4520, 9)."""
     boards = board_space()
     rows = np.flatnonzero(boards.valid & ~boards.terminal)
     children = boards.children[rows]
     legal = children >= 0
-    sign = _mover_sign()[rows, None]
-    best = []
-    for values in (scores, f):
-        child_values = np.where(legal, sign * values[np.where(legal, children, 0)], -np.inf)
-        best.append(legal & (child_values >= child_values.max(axis=1, keepdims=True) - TIE_TOLERANCE))
-    return float((best[0] & best[1]).any(axis=1).mean())
+    child_values = np.where(legal, _mover_sign()[rows, None] * values[np.where(legal, children, 0)], -np.inf)
+    return legal & (child_values >= child_values.max(axis=1, keepdims=True) - TIE_TOLERANCE), legal
 
 
 def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
@@ -173,18 +167,37 @@ def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | N
     return float(stats.pearsonr(x, y).statistic), float(stats.spearmanr(x, y).statistic)
 
 
+def spearman_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
+    """Spearman r within each mark count, averaged weighted by boards (counts where x varies only).
+
+    Within one mark count the mover is fixed, so this does not depend on the view, and it leaves out
+    what tokens like moveCount alone can tell apart: which mark count a board has.
+    """
+    total, weight = 0.0, 0
+    for n in np.unique(moves):
+        group = moves == n
+        rho = _correlations(x[group], y[group])[1] if group.sum() > 2 and np.ptp(y[group]) > 0 else None
+        if rho is not None:
+            total, weight = total + rho * group.sum(), weight + int(group.sum())
+    return total / weight if weight else None
+
+
 def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -> dict:
     boards = board_space()
     in_play = boards.valid & ~boards.terminal
-    seats = board_seat_values(value)
-    scores = first_player_scores(seats)
+    scores = first_player_scores(board_seat_values(value))
     sign = _mover_sign()[in_play]
     # The mover's view: V_mover - V_other = sign * (V_0 - V_1), against the mover-signed f_all.
-    pearson, spearman = _correlations(sign * scores[in_play], sign * f[in_play])
+    x, y = sign * scores[in_play], sign * f[in_play]
+    pearson, spearman = _correlations(x, y)
+    best, legal = best_children(scores)
     n_prototypes = int((value.prototypes.sum(axis=1) > 0).sum())
     row = {"n_boards": int(in_play.sum()), "n_prototypes": n_prototypes, "n_tokens": len(value.features),
            "compression_ratio": n_prototypes * len(value.features) / N_BOARDS,
-           "pearson": pearson, "spearman": spearman, "best_move_agreement": best_move_agreement(scores, f)}
+           "pearson": pearson, "spearman": spearman,
+           "spearman_within_move_count": spearman_within_move_count(x, y, boards.moves[in_play]),
+           "best_move_agreement": float((best & best_children(f)[0]).any(axis=1).mean()),
+           "undecided_share": float(((best == legal).all(axis=1) & (legal.sum(axis=1) > 1)).mean())}
     agent = greedy_policy(scores, TIE_TOLERANCE)
     for setting, (opponent, seat) in SETTINGS.items():
         win, draw, loss = agent_results(agent, opponents[opponent], seat)
@@ -197,7 +210,10 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
     """One row per (frequency, variant) present: V against f_all over the 4,520 boards in play, and exact outcomes.
 
     Frequencies come from winner_prototypes; variants from selected_features, plus "none" always.
-    pearson/spearman compare V_mover - V_other with the mover-signed f_all. Outcomes (win/draw/loss from the
+    pearson/spearman compare V_mover - V_other with the mover-signed f_all; spearman_within_move_count
+    compares them within each mark count. best_move_agreement: share of boards where the best children
+    by V and by f_all overlap; undecided_share: share where V ties all of two or more legal children (there
+    agreement is automatic and the agent plays at random). Outcomes (win/draw/loss from the
     JSON-Bag agent's side, as tictactoe_compression's columns): the greedy JSON-Bag policy as first and as
     second player against uniformly random play and against the softmax agent (inverse temperature w) on f_all.
     compression_ratio = non-empty prototypes x tokens the value uses (a variant's features; for "none" the
@@ -211,6 +227,9 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
     if unknown:
         raise ValueError(f"jsonbag_vs_exact_table: winner_prototypes has unknown frequencies {unknown}")
     chosen = set() if features_df is None or "variant" not in features_df.columns else set(features_df["variant"])
+    unknown = sorted(chosen - set(FEATURE_VARIANTS), key=str)
+    if unknown:
+        raise ValueError(f"jsonbag_vs_exact_table: selected_features has unknown variants {unknown}")
     variants = [v for v in FEATURE_VARIANTS if v in chosen or v == NO_SELECTION]
     f = exact_values()
     opponents = {"random": uniform_policy(), "full": softmax_policy(f, w)}
@@ -219,7 +238,8 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
         for variant in variants:
             value = _value(prototypes_df, features_df, frequency, variant)
             rows.append({"frequency": frequency, "variant": variant} | _row(value, f, opponents))
-    return pl.DataFrame(rows, schema_overrides={"pearson": pl.Float64, "spearman": pl.Float64})
+    nullable = ("pearson", "spearman", "spearman_within_move_count")
+    return pl.DataFrame(rows, schema_overrides={column: pl.Float64 for column in nullable})
 
 
 def plot_jsonbag_vs_compression(jsonbag_table: pl.DataFrame, compression_table: pl.DataFrame,
@@ -229,6 +249,7 @@ def plot_jsonbag_vs_compression(jsonbag_table: pl.DataFrame, compression_table: 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     for name, table, needed in (("jsonbag_table", jsonbag_table, {"frequency", "variant", "compression_ratio"}),
                                 ("compression_table", compression_table, {"method", "Cr"})):
@@ -246,13 +267,19 @@ def plot_jsonbag_vs_compression(jsonbag_table: pl.DataFrame, compression_table: 
     colours = dict(zip(FEATURE_VARIANTS, plt.get_cmap("tab10").colors))
     for frequency, variant, ratio, win in jsonbag_table.select(
             "frequency", "variant", "compression_ratio", "vs_random_first_win").iter_rows():
-        axis.scatter(ratio, win, marker=markers.get(frequency, "x"), color=colours.get(variant, "black"),
-                     label=f"JSON-Bag {frequency}/{variant}", zorder=3)
+        axis.scatter(ratio, win, marker=markers.get(frequency, "x"), color=colours.get(variant, "black"), zorder=3)
+    handles, labels = axis.get_legend_handles_labels()
+    for variant in dict.fromkeys(jsonbag_table["variant"].to_list()):
+        handles.append(Line2D([], [], linestyle="", marker="o", color=colours.get(variant, "black")))
+        labels.append(f"JSON-Bag features: {variant}")
+    for frequency in dict.fromkeys(jsonbag_table["frequency"].to_list()):
+        handles.append(Line2D([], [], linestyle="", marker=markers.get(frequency, "x"), color="black"))
+        labels.append(f"JSON-Bag prototypes: {frequency}")
+    axis.legend(handles, labels, fontsize=7, ncol=2, loc="lower right")
     axis.set_xscale("log")
     axis.set_xlabel("compression ratio (log scale)")
     axis.set_ylabel("win probability vs random, as first player")
     axis.set_title("JSON-Bag OSLA beside SVD/HOSVD compression of f_all")
-    axis.legend(fontsize=6, ncol=2, loc="lower right")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)

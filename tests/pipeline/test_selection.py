@@ -126,3 +126,5 @@ def test_bad_input_raises():
         select_features(bags.drop("p"), _games(WINNERS))
     with pytest.raises(ValueError, match="k must be"):
         select_features(bags, _games(WINNERS), k=0)
+    with pytest.raises(ValueError, match="adaptive_share"):
+        select_features(bags, _games(WINNERS), adaptive_share=1.5)

@@ -1,0 +1,97 @@
+"""Pipeline: wall time, CPU time and peak RSS of the smoke preset (and the demo preset on request) per asset group.
+
+Each Dagster asset group is materialised by its own `jbag run --preset P --data-dir <tmp> --select <group>`
+subprocess, in dependency order into one fresh data directory, so the peak RSS (ru_maxrss from os.wait4) and
+the times are the group's own. Every subprocess pays the interpreter and Dagster start-up, so "all groups"
+(the sums; the largest peak) bounds one `jbag run` from above; "step s" is the time inside the
+materialisation steps that `jbag run` prints. One run per preset: `repeats` does not apply. CPU s (user +
+system) is given beside wall s because on a loaded machine the wall time mostly measures waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STEP_DONE = re.compile(r"^\s*done in ([0-9.]+)s", re.MULTILINE)
+
+
+def asset_groups() -> list[tuple[str, list[str]]]:
+    """(group, asset keys) for every asset group of the Definitions, upstream groups first."""
+    from jbag_pipeline.definitions import ALL_ASSETS
+
+    group_of, keys_of, needs = {}, {}, {}
+    for assets_def in ALL_ASSETS:
+        for key, group in assets_def.group_names_by_key.items():
+            group_of[key] = group
+            keys_of.setdefault(group, []).append(key.to_user_string())
+    for assets_def in ALL_ASSETS:
+        for key in assets_def.keys:
+            upstream = {group_of[dep] for dep in assets_def.dependency_keys if dep in group_of}
+            needs.setdefault(group_of[key], set()).update(upstream - {group_of[key]})
+    ordered: list[str] = []
+    while len(ordered) < len(keys_of):
+        ready = [g for g in keys_of if g not in ordered and needs.get(g, set()) <= set(ordered)]
+        if not ready:
+            raise ValueError(f"bench_pipeline: asset groups depend on each other in a cycle: "
+                             f"{sorted(set(keys_of) - set(ordered))}")
+        ordered.append(ready[0])  # keeps the Definitions' order among groups that are ready together
+    return [(group, keys_of[group]) for group in ordered]
+
+
+def run_measured(command: list[str], env: dict, log: Path) -> dict:
+    """Run `command` to completion; its wall seconds, CPU seconds, peak RSS (MB) and output."""
+    with open(log, "w") as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    output = log.read_text(errors="replace")
+    if process.returncode != 0:
+        raise RuntimeError(f"bench_pipeline: {' '.join(command[2:])} exited with {process.returncode}:\n{output[-3000:]}")
+    rss_mb = usage.ru_maxrss / (1024 ** 2 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": rss_mb,
+            "steps": sum(float(s) for s in STEP_DONE.findall(output))}
+
+
+def preset_rows(preset: str) -> list[dict]:
+    """Materialise every asset group of `preset` into a fresh data directory; rows per group and in all."""
+    rows, totals = [], {"wall": 0.0, "cpu": 0.0, "steps": 0.0, "rss_mb": 0.0}
+    with tempfile.TemporaryDirectory(prefix=f"jbag-bench-{preset}-") as folder:
+        data = Path(folder) / "data"
+        env = {**os.environ, "DAGSTER_HOME": str(data / "dagster_home"),
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        for group, keys in asset_groups():
+            command = [sys.executable, "-m", "jbag_pipeline.cli", "run", "--preset", preset,
+                       "--data-dir", str(data), "--select", ",".join(keys)]
+            measured = run_measured(command, env, Path(folder) / f"{group}.log")
+            rows += _rows(f"pipeline/{preset}/{group}", measured)
+            for name in ("wall", "cpu", "steps"):
+                totals[name] += measured[name]
+            totals["rss_mb"] = max(totals["rss_mb"], measured["rss_mb"])
+    return rows + _rows(f"pipeline/{preset}/all groups", totals)
+
+
+def _rows(benchmark: str, measured: dict) -> list[dict]:
+    return [{"benchmark": benchmark, "subject": "ours", "metric": metric, "median": measured[name], "ratio": None}
+            for metric, name in (("wall s", "wall"), ("CPU s", "cpu"), ("step s", "steps"), ("peak RSS MB", "rss_mb"))]
+
+
+def run(repeats: int = 5, with_demo: bool = False) -> list[dict]:
+    """The smoke preset, then (with_demo) the demo preset, which takes many minutes."""
+    rows = preset_rows("smoke")
+    if with_demo:
+        rows += preset_rows("demo")
+    return rows
+
+
+if __name__ == "__main__":
+    for result in run(with_demo="--with-demo" in sys.argv[1:]):
+        print(f"{result['benchmark']:36s} {result['median']:10.1f} {result['metric']}")

@@ -1,0 +1,68 @@
+"""Ingest assets: trajectories recorded elsewhere -> ingested_games / ingested_states (self-play shapes) per game.
+
+Ingested games live in their own lake tables, partitioned by game name in the lake (hive folders), so
+they never mix with our self-play and may name games we do not implement. The Dagster assets are not
+partitioned: one run ingests a batch of files into whatever games they hold, and each downstream
+ingested_* asset (assets/ingested_model.py) refreshes every ingested game.
+"""
+
+import dagster as dg
+import polars as pl
+
+from jbag_pipeline.assets.common import preview
+from jbag_pipeline.ingest import QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, problem_lines, read_trajectories
+from jbag_pipeline.ingest_store import GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, write_batch
+from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+
+INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
+
+
+class IngestConfig(dg.Config):
+    """Files or folders to read (default: everything under <data dir>/inbox), the game name, the token mode."""
+
+    paths: list[str] = []
+    game: str | None = None
+    mode: str = "both"
+
+
+def empty_batch() -> IngestBatch:
+    return IngestBatch(pl.DataFrame(schema=GAMES_SCHEMA), pl.DataFrame(schema=STATES_SCHEMA),
+                       pl.DataFrame(schema=SOURCES_SCHEMA), pl.DataFrame(schema=QUARANTINE_SCHEMA), [])
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(GAMES_TABLE, group_name="ingest",
+                     description="Games read from outside trajectory files (selfplay_games columns), per game."),
+        dg.AssetSpec(STATES_TABLE, group_name="ingest",
+                     description="Their recorded states as JSON text (selfplay_states columns), per game."),
+        dg.AssetSpec(SOURCES_TABLE, group_name="ingest",
+                     description="Where each ingested game came from: file, first line, format, token mode."),
+        dg.AssetSpec(QUARANTINE_TABLE, group_name="ingest",
+                     description="Records that could not be ingested: file, line or element, reason, file mtime."),
+    ],
+)
+def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, settings: JbagSettings):
+    root = settings.root()
+    inbox = root / "inbox"
+    paths = config.paths or ([str(inbox)] if inbox.is_dir() else [])
+    batch = read_trajectories(paths, game=config.game, mode=config.mode) if paths else empty_batch()
+    summary = write_batch(root, batch)
+    problems = problem_lines(summary.quarantined)
+    for line in problems:
+        context.log.warning(f"quarantined: {line}")
+    per_game = pl.DataFrame({"game": list(summary.games), "games": list(summary.games.values()),
+                             "states": [summary.states[g] for g in summary.games]},
+                            schema={"game": pl.String, "games": pl.Int64, "states": pl.Int64})
+    yield dg.MaterializeResult(asset_key=GAMES_TABLE, metadata={
+        "files": len(batch.files), "games_written": int(per_game["games"].sum()),
+        "games_removed": summary.removed, "per_game": preview(per_game, 50),
+        "dagster/row_count": int(per_game["games"].sum()),
+    })
+    yield dg.MaterializeResult(asset_key=STATES_TABLE, metadata={"states_written": int(per_game["states"].sum())})
+    yield dg.MaterializeResult(asset_key=SOURCES_TABLE, metadata={"preview": preview(batch.sources)})
+    yield dg.MaterializeResult(asset_key=QUARANTINE_TABLE, metadata={
+        "quarantined": len(summary.quarantined),
+        "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems[:50]) or "*(none)*"),
+    })

@@ -1,0 +1,141 @@
+"""Merge an ingest batch into the lake: ingested_games / ingested_states per game, sources and quarantine.
+
+Re-ingesting a file replaces what that file gave before (so a batch can be re-run, and the inbox sensor
+can re-read a file that changed); a game_id already ingested from another file is quarantined as a
+duplicate. Every partition file is replaced atomically (lake.write_table); a lock file serialises ingests.
+A crash between two partition writes leaves each file whole, and re-running the same ingest repairs it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from jbag_pipeline import lake
+from jbag_pipeline.ingest import QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, file_mtime
+from jbag_pipeline.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+
+GAMES_TABLE = "ingested_games"
+STATES_TABLE = "ingested_states"
+SOURCES_TABLE = "ingested_sources"
+QUARANTINE_TABLE = "ingest_quarantine"
+
+
+@dataclass
+class IngestSummary:
+    """What a merge changed: games and states written per game, games removed, records quarantined."""
+
+    games: dict[str, int]
+    states: dict[str, int]
+    removed: int
+    quarantined: pl.DataFrame
+
+
+@contextmanager
+def ingest_lock(root: Path):
+    """An exclusive lock on <lake>/.ingest.lock for the read-merge-write of one ingest."""
+    folder = lake.lake_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".ingest.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def partitions(root: Path, table: str) -> list[str]:
+    """The game partitions a lake table has, sorted."""
+    folder = lake.lake_dir(root) / table
+    return sorted(p.parent.name.removeprefix("game=") for p in folder.glob("game=*/part.parquet"))
+
+
+def read_or_empty(root: Path, table: str, schema: dict, game: str | None = None) -> pl.DataFrame:
+    """One partition (or the whole table) of a lake table, or an empty frame of `schema` if it has none."""
+    partition = {"game": game} if game else None
+    exists = lake.partition_path(root, table, partition).exists() if game else lake.table_exists(root, table)
+    if not exists:
+        return pl.DataFrame(schema=schema)
+    return lake.read_table(root, table, partition).cast(schema)
+
+
+def replace_partition(root: Path, table: str, game: str, frame: pl.DataFrame) -> None:
+    """Write `frame` as the game partition, or remove the partition when `frame` is empty."""
+    if frame.is_empty():
+        lake.partition_path(root, table, {"game": game}).unlink(missing_ok=True)
+    else:
+        lake.write_table(frame, root, table, {"game": game})
+
+
+def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
+    """Merge `batch` into the lake tables (see the module docstring); returns what changed."""
+    with ingest_lock(root):
+        old_sources = read_or_empty(root, SOURCES_TABLE, SOURCES_SCHEMA, None)
+        files = batch.files
+        replaced = old_sources.filter(pl.col("file").is_in(files))
+        kept_sources = old_sources.filter(~pl.col("file").is_in(files))
+        clashes = batch.sources.join(kept_sources.select("game", "game_id", pl.col("file").alias("owner")),
+                                     on=["game", "game_id"], how="inner")
+        new_sources = batch.sources.join(clashes.select("game", "game_id"), on=["game", "game_id"], how="anti")
+        _check_modes(kept_sources, new_sources)
+        quarantine = pl.concat([batch.quarantine, _duplicate_rows(clashes)]).sort("file", "line_or_index",
+                                                                                   nulls_last=False)
+
+        new_keys = new_sources.select("game", "game_id")
+        games_written, states_written = {}, {}
+        for game in sorted(set(replaced["game"]) | set(new_keys["game"])):
+            drop = pl.concat([replaced.filter(pl.col("game") == game).select("game_id"),
+                              new_keys.filter(pl.col("game") == game).select("game_id")])
+            for table, schema, new_rows, written, order in (
+                    (STATES_TABLE, STATES_SCHEMA, batch.states, states_written, ["game_id", "state_idx"]),
+                    (GAMES_TABLE, GAMES_SCHEMA, batch.games, games_written, ["game_id"])):
+                old = read_or_empty(root, table, schema, game).join(drop, on="game_id", how="anti")
+                add = _rows_of(new_rows, game, new_keys)
+                merged = _sorted(pl.concat([old, add], rechunk=False), order)
+                replace_partition(root, table, game, merged)
+                written[game] = len(add)
+
+        sources = pl.concat([kept_sources, new_sources]).sort("game", "game_id")
+        lake.write_table(sources, root, SOURCES_TABLE)
+        old_quarantine = read_or_empty(root, QUARANTINE_TABLE, QUARANTINE_SCHEMA, None)
+        all_quarantine = pl.concat([old_quarantine.filter(~pl.col("file").is_in(files)), quarantine])
+        lake.write_table(all_quarantine.sort("file", "line_or_index", nulls_last=False), root, QUARANTINE_TABLE)
+    gone = len(replaced.join(new_keys, on=["game", "game_id"], how="anti"))
+    return IngestSummary(games={g: n for g, n in games_written.items() if n},
+                         states={g: n for g, n in states_written.items() if n}, removed=gone, quarantined=quarantine)
+
+
+def _rows_of(frame: pl.DataFrame, game: str, keys: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `frame` for `game` whose game_id is in `keys`; `frame` itself (no copy) when that is all of it."""
+    wanted = keys.filter(pl.col("game") == game)["game_id"].to_list()
+    mask = (frame["game"] == game) & frame["game_id"].is_in(wanted)
+    return frame if mask.all() else frame.filter(mask)
+
+
+def _sorted(frame: pl.DataFrame, order: list[str]) -> pl.DataFrame:
+    """`frame` sorted by `order`, copied only when it is not sorted already."""
+    keys = frame.select(order)
+    return frame if keys.equals(keys.sort(order)) else frame.sort(order)
+
+
+def _check_modes(kept: pl.DataFrame, new: pl.DataFrame) -> None:
+    """One tokenization mode per game partition: a bag mixing modes would compare unlike tokens."""
+    mixed = pl.concat([kept, new]).group_by("game").agg(pl.col("mode").n_unique()).filter(pl.col("mode") > 1)
+    if not mixed.is_empty():
+        game = mixed["game"].sort()[0]
+        old = kept.filter(pl.col("game") == game)["mode"].unique().sort().to_list()
+        raise ValueError(f"ingest: game {game!r} already holds games ingested with mode {old}; ingest with that "
+                         "mode, or re-ingest all of its files with the new one")
+
+
+def _duplicate_rows(clashes: pl.DataFrame) -> pl.DataFrame:
+    """Quarantine rows for games whose id another file already gave."""
+    rows = [{"game": game, "file": file, "line_or_index": first_line, "file_mtime": file_mtime(file),
+             "reason": f"duplicate game_id {game_id} of game {game!r}: already ingested from {owner}"}
+            for game, game_id, file, first_line, owner
+            in clashes.select("game", "game_id", "file", "first_line", "owner").iter_rows()]
+    return pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)

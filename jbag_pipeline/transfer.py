@@ -1,0 +1,298 @@
+"""Transfer of JSON-Bag value functions between game variants: mapped prototypes and features, and the experiment.
+
+A target token takes the prototype mass of the source token it maps to (transfer_mapping.map_tokens);
+unmatched target tokens get none. When several target tokens map to one source token, each gets a full
+copy of its mass, as the policy-value transfer paper copies one source channel into every equivalent
+target channel: splitting would make a source token's many target equivalents look rare each. Prototypes
+are then renormalised per (frequency, seat).
+
+Fine-tuning mixes shares, not counts: with N target games the transferred prototype weighs M / (M + N) and
+the N-game target prototype the rest, so the source counts as M games (by default as many as it came from).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from engines import load_game
+from jbag_pipeline.bags_table import trajectory_bags_table
+from jbag_pipeline.evaluation import play_evaluation
+from jbag_pipeline.jsonbag_agent import make_jsonbag_value
+from jbag_pipeline.presets import GameRun
+from jbag_pipeline.sampling import sampled_states
+from jbag_pipeline.selection import select_features
+from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.sql import run_sql
+from jbag_pipeline.state_tokens import tokenize_states
+from jbag_pipeline.statistics import mean_interval
+from jbag_pipeline.tokenize import DEFAULT_BLACKLIST
+from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
+
+__all__ = ["DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "TrainedModel", "TransferSettings", "map_tokens",
+           "mix_prototypes", "model_from_tables", "random_mapping", "selfplay_tables", "source_weight",
+           "transfer_experiment", "transfer_features", "transfer_prototypes", "variant_label"]
+
+DEFAULT_PAIRS = [
+    {"game": "connect4", "source_params": {"rows": 6, "cols": 7}, "target_params": {"rows": 8, "cols": 8}},
+    {"game": "connect4", "source_params": {"rows": 8, "cols": 8}, "target_params": {"rows": 6, "cols": 7}},
+    {"game": "dots_and_boxes", "source_params": {"rows": 3, "cols": 3}, "target_params": {"rows": 5, "cols": 7}},
+    {"game": "dots_and_boxes", "source_params": {"rows": 5, "cols": 7}, "target_params": {"rows": 3, "cols": 3}},
+]
+TRANSFER_RESULTS_SCHEMA = {
+    "source": pl.String, "target": pl.String, "method": pl.String, "n_target_games": pl.Int32,
+    "mean_score": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "games": pl.Int32,
+}
+_VALUE_COLUMNS = ("token", "count", "p")
+
+
+def _require(frame: pl.DataFrame, name: str, columns: tuple[str, ...]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
+
+
+def _mapping_pairs(mapping: pl.DataFrame, where: str) -> pl.DataFrame:
+    """(target_token, source_token) of the matched rows; a target token listed twice raises."""
+    _require(mapping, f"{where}: mapping", ("target_token", "source_token"))
+    if mapping["target_token"].is_duplicated().any():
+        raise ValueError(f"{where}: mapping lists target token "
+                         f"{mapping.filter(pl.col('target_token').is_duplicated())['target_token'][0]!r} twice")
+    return mapping.select("target_token", "source_token").drop_nulls("source_token")
+
+
+def transfer_prototypes(source_prototypes: pl.DataFrame, mapping: pl.DataFrame, *,
+                        game: str | None = None) -> pl.DataFrame:
+    """winner_prototypes over the target vocabulary: each mapped target token copies its source token's mass.
+
+    Groups are every column but token/count/p (e.g. game, frequency, seat); `count` (the mass, if present,
+    else p) is copied, p renormalised per group. `game` relabels the game column for the target.
+    """
+    _require(source_prototypes, "transfer_prototypes: source prototypes", ("seat", "token", "p"))
+    pairs = _mapping_pairs(mapping, "transfer_prototypes")
+    groups = [c for c in source_prototypes.columns if c not in _VALUE_COLUMNS]
+    mass = "count" if "count" in source_prototypes.columns else "p"
+    moved = (source_prototypes.select(*groups, "token", mass)
+             .join(pairs, left_on="token", right_on="source_token", how="inner")
+             .select(*groups, pl.col("target_token").alias("token"), mass))
+    if mass == "p":
+        moved = moved.with_columns(pl.col("p").alias("count"))
+    moved = moved.filter(pl.col("count") > 0).with_columns(
+        (pl.col("count") / pl.col("count").sum().over(groups)).cast(pl.Float64).alias("p"))
+    if game is not None and "game" in groups:
+        moved = moved.with_columns(pl.lit(game, dtype=pl.String).alias("game"))
+    return moved.select(*groups, "token", "count", "p").sort(*groups, "token")
+
+
+def transfer_features(source_features: pl.DataFrame, mapping: pl.DataFrame, *,
+                      game: str | None = None) -> pl.DataFrame:
+    """selected_features over the target vocabulary: a target token is selected when its source token is.
+
+    It inherits the source row (importance, segment); ranks are renumbered per variant by (source rank,
+    target token), so copies of one source token sit together.
+    """
+    _require(source_features, "transfer_features: source features", ("variant", "token", "rank"))
+    pairs = _mapping_pairs(mapping, "transfer_features")
+    columns = source_features.columns
+    moved = (source_features.join(pairs, left_on="token", right_on="source_token", how="inner")
+             .with_columns(pl.col("target_token").alias("token"))
+             .sort("variant", "rank", "token")
+             .with_columns(pl.int_range(1, pl.len() + 1).over("variant").cast(pl.Int32).alias("rank")))
+    if game is not None and "game" in columns:
+        moved = moved.with_columns(pl.lit(game, dtype=pl.String).alias("game"))
+    return moved.select(columns).cast(dict(source_features.schema))
+
+
+def source_weight(source_games: float, n_target_games: int) -> float:
+    """The source prototypes' share when they count as `source_games` games beside n target games: M / (M + N)."""
+    if source_games < 0 or n_target_games < 0 or source_games + n_target_games == 0:
+        raise ValueError(f"source_weight: need source_games >= 0 and n_target_games >= 0, not both 0; "
+                         f"got {source_games} and {n_target_games}")
+    return source_games / (source_games + n_target_games)
+
+
+def _shares(prototypes: pl.DataFrame, keys: list[str], name: str) -> pl.DataFrame:
+    _require(prototypes, f"mix_prototypes: {name}", (*keys, "token", "p"))
+    if prototypes.select((pl.col("p") < 0).any()).item():
+        raise ValueError(f"mix_prototypes: {name} has negative p")
+    rows = prototypes.group_by(*keys, "token").agg(pl.col("p").sum())
+    return rows.with_columns(pl.col("p") / pl.col("p").sum().over(keys)).filter(pl.col("p") > 0)
+
+
+def mix_prototypes(transferred: pl.DataFrame, target: pl.DataFrame, weight: float) -> pl.DataFrame:
+    """Per (frequency, seat): weight * transferred shares + (1 - weight) * target shares, renormalised.
+
+    `weight` is the source's share (source_weight(M, N) counts the source as M games beside N target
+    games). A group only one side has keeps that side alone (a seat that never won in N target games
+    keeps the transferred prototype). count = p, so the result is a winner_prototypes table.
+    """
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
+        raise ValueError(f"mix_prototypes: weight must be a number in [0, 1], got {weight!r}")
+    if ("frequency" in transferred.columns) != ("frequency" in target.columns):
+        raise ValueError("mix_prototypes: only one of the prototype tables has a frequency column")
+    keys = [c for c in ("frequency", "seat") if c in transferred.columns and c in target.columns]
+    if "seat" not in keys:
+        raise ValueError("mix_prototypes: both prototype tables need a seat column")
+    source_shares = _shares(transferred, keys, "transferred prototypes")
+    target_shares = _shares(target, keys, "target prototypes")
+    source_groups = source_shares.select(keys).unique().with_columns(pl.lit(True).alias("in_source"))
+    target_groups = target_shares.select(keys).unique().with_columns(pl.lit(True).alias("in_target"))
+    both = (source_shares.rename({"p": "p_source"})
+            .join(target_shares.rename({"p": "p_target"}), on=[*keys, "token"], how="full", coalesce=True)
+            .join(source_groups, on=keys, how="left").join(target_groups, on=keys, how="left")
+            .with_columns(pl.col("p_source", "p_target").fill_null(0.0),
+                          pl.col("in_source", "in_target").fill_null(False)))
+    source_share = pl.when(pl.col("in_target")).then(pl.lit(float(weight))).otherwise(1.0)
+    target_share = pl.when(pl.col("in_source")).then(pl.lit(1.0 - weight)).otherwise(1.0)
+    mixed = (both.with_columns((source_share * pl.col("p_source") + target_share * pl.col("p_target")).alias("p"))
+             .filter(pl.col("p") > 0)
+             .with_columns(pl.col("p") / pl.col("p").sum().over(keys)))
+    game = target["game"][0] if "game" in target.columns and len(target) else None
+    if game is None and "game" in transferred.columns and len(transferred):
+        game = transferred["game"][0]
+    columns = ([pl.lit(game, dtype=pl.String).alias("game")] if game is not None else []) + \
+        [*keys, "token", pl.col("p").alias("count"), "p"]
+    return mixed.select(columns).sort(*keys, "token")
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """What one variant's self-play tables give: winner prototypes, selected features (or None), vocabulary."""
+
+    prototypes: pl.DataFrame
+    features: pl.DataFrame | None
+    vocabulary: list[str]
+    n_games: int
+
+
+def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: int = 0,
+                      blacklist: tuple[str, ...] = DEFAULT_BLACKLIST, with_features: bool = True,
+                      top_k: int = 100, rf_trees: int = 100) -> TrainedModel:
+    """Prototypes (and RF-selected features) from self-play (games, states) tables, as the model assets build them.
+
+    Features come from whole trajectories (no segments), so the variants are full, interval, random, none
+    and adaptive. The vocabulary is every token of the bags (outcome tokens filtered), from all frequencies.
+    """
+    _require(games, "model_from_tables: games", ("game", "game_id", "winner", "n_players"))
+    _require(states, "model_from_tables: states", ("game", "game_id", "state_idx", "is_terminal", "doc"))
+    if games.is_empty():
+        raise ValueError("model_from_tables: games is empty")
+    sampled = sampled_states(states, games, run_seed)
+    bags, _ = trajectory_bags_table(tokenize_states(states), sampled, blacklist)
+    winners = games.select("game", "game_id", "winner")
+    prototypes = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": winners})
+    features = None
+    if with_features:
+        features = select_features(bags, winners, k=top_k, n_estimators=rf_trees, seed=run_seed).features
+    return TrainedModel(prototypes, features, bags["token"].unique().sort().to_list(), len(games))
+
+
+@dataclass(frozen=True)
+class TransferSettings:
+    """Scale and knobs of one transfer experiment (small MCTS budgets by default)."""
+
+    source_games: int = 40
+    target_games: int = 200  # target self-play games (more if a finetune N is larger): target_trained uses all
+    finetune_games: tuple[int, ...] = (0, 10, 50, 200)
+    source_weight_games: float | None = None  # M of source_weight; None: the number of source games
+    mcts_iterations: int = 20
+    rollout_length: int = 50
+    frequency: str = "full"
+    variant: str = "full"
+    games_per_seat: int = 4
+    seed: int = 0
+    max_distance: float = 0.5
+    top_k: int = 100
+    rf_trees: int = 50
+    blacklist: tuple[str, ...] = field(default=DEFAULT_BLACKLIST)
+
+    def __post_init__(self):
+        for name in ("source_games", "target_games", "mcts_iterations", "rollout_length", "games_per_seat",
+                     "top_k", "rf_trees"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"TransferSettings: {name} must be an int >= 1, got {value!r}")
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in self.finetune_games):
+            raise ValueError(f"TransferSettings: finetune_games must be ints >= 0, got {self.finetune_games!r}")
+        if self.source_weight_games is not None and self.source_weight_games < 0:
+            raise ValueError(f"TransferSettings: source_weight_games must be >= 0, got {self.source_weight_games}")
+
+
+def variant_label(game: str, params: dict) -> str:
+    """'connect4(cols=7,rows=6)': a game with its parameters, sorted by name."""
+    return f"{game}(" + ",".join(f"{k}={params[k]}" for k in sorted(params)) + ")"
+
+
+def selfplay_tables(game: str, params: dict, n_games: int, block: int, settings: TransferSettings) -> tuple:
+    """(games, states) of n MCTS self-play games of one variant at the settings' budget, seeds from `block`."""
+    run = GameRun(params=dict(params), mcts_iterations=settings.mcts_iterations,
+                  rollout_length=settings.rollout_length)
+    return play_selfplay(game, run, selfplay_seeds(settings.seed, block, n_games))
+
+
+def _first_games(tables: tuple[pl.DataFrame, pl.DataFrame], n: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    games, states = tables
+    ids = games["game_id"].sort().head(n)
+    return games.filter(pl.col("game_id").is_in(ids.implode())), states.filter(pl.col("game_id").is_in(ids.implode()))
+
+
+def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
+                        settings: TransferSettings = TransferSettings(),
+                        source_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
+                        target_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None) -> pl.DataFrame:
+    """transfer_results rows: each method's JSON-Bag OSLA against baseline OSLAs on the target, in every seat.
+
+    Methods: transferred (zero-shot: source prototypes and features mapped onto the target vocabulary),
+    random_mapping (the same with a seeded random mapping), target_trained (self-play on the target), and
+    finetuned_N (transferred prototypes mixed with N target games, features transferred). Tables are
+    (games, states) as play_selfplay returns them; missing ones are played by MCTS self-play. The target
+    vocabulary comes from the target's recorded states, never their outcomes. Every method plays the same
+    evaluation seeds.
+    """
+    (source_game, source_params), (target_game, target_params) = source, target
+    if source_tables is None:
+        source_tables = selfplay_tables(source_game, source_params, settings.source_games, 0, settings)
+    if target_tables is None:
+        n_target = max([settings.target_games, *settings.finetune_games])
+        target_tables = selfplay_tables(target_game, target_params, n_target, 1, settings)
+    available = target_tables[0].height
+    if max(settings.finetune_games, default=0) > available:
+        raise ValueError(f"transfer_experiment: finetune_games {settings.finetune_games} needs more target games "
+                         f"than the {available} given")
+    train = dict(run_seed=settings.seed, blacklist=settings.blacklist, top_k=settings.top_k, rf_trees=settings.rf_trees)
+    source_model = model_from_tables(*source_tables, **train)
+    target_model = model_from_tables(*target_tables, **train)
+    mapping = map_tokens(source_model.vocabulary, target_model.vocabulary, max_distance=settings.max_distance)
+    control = random_mapping(source_model.vocabulary, target_model.vocabulary, settings.seed)
+    transferred = transfer_prototypes(source_model.prototypes, mapping, game=target_game)
+    transferred_features = transfer_features(source_model.features, mapping, game=target_game)
+    methods = [
+        ("transferred", 0, transferred, transferred_features),
+        ("random_mapping", 0, transfer_prototypes(source_model.prototypes, control, game=target_game),
+         transfer_features(source_model.features, control, game=target_game)),
+        ("target_trained", target_model.n_games, target_model.prototypes, target_model.features),
+    ]
+    weight_games = settings.source_weight_games if settings.source_weight_games is not None else source_model.n_games
+    for n in sorted(set(settings.finetune_games)):
+        mixed = transferred
+        if n > 0:
+            few = model_from_tables(*_first_games(target_tables, n), **train, with_features=False)
+            mixed = mix_prototypes(transferred, few.prototypes, source_weight(weight_games, n))
+        methods.append((f"finetuned_{n}", n, mixed, transferred_features))
+    n_players = load_game(target_game, **target_params).n_players
+    rows = []
+    for method, n_games, prototypes, features in methods:
+        def value_factory(prototypes=prototypes, features=features):
+            return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players,
+                                      seed=settings.seed)
+        played = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
+                                 settings.games_per_seat, settings.seed)
+        scores = played["score"].cast(pl.Float64)
+        mean, sd = float(scores.mean()), float(scores.std(ddof=1) or 0.0)
+        low, high, _ = mean_interval(played.height, mean, sd)
+        rows.append({"source": variant_label(source_game, source_params),
+                     "target": variant_label(target_game, target_params), "method": method,
+                     "n_target_games": n_games, "mean_score": mean, "ci_low": low, "ci_high": high,
+                     "games": played.height})
+    return pl.DataFrame(rows, schema=TRANSFER_RESULTS_SCHEMA)

@@ -1,0 +1,63 @@
+"""The benchmark modules written for the suite: pipeline groups and measuring, scaling, demo-scale selection."""
+
+import sys
+
+import polars as pl
+import pytest
+
+from benchmarks import bench_pipeline, bench_scaling, bench_selection_demo
+from jbag_pipeline.presets import get_preset
+from jbag_pipeline.sampling import sampled_states
+from jbag_pipeline.segments import segmented_bags
+from jbag_pipeline.state_tokens import tokenize_states
+
+
+@pytest.mark.slow  # imports the Dagster definitions: about 10 s on the shared machine
+def test_asset_groups_come_after_the_groups_they_read():
+    from jbag_pipeline.definitions import ALL_ASSETS
+
+    groups = bench_pipeline.asset_groups()
+    position = {group: i for i, (group, _) in enumerate(groups)}
+    assert {"selfplay", "model", "selection", "catalog", "report"} <= set(position)
+    group_of = {key: group for a in ALL_ASSETS for key, group in a.group_names_by_key.items()}
+    for assets_def in ALL_ASSETS:
+        for key in assets_def.keys:
+            for dep in assets_def.dependency_keys:
+                if dep in group_of:
+                    assert position[group_of[dep]] <= position[group_of[key]], (dep, key)
+    listed = [key for _, keys in groups for key in keys]
+    assert sorted(listed) == sorted(key.to_user_string() for key in group_of) and len(set(listed)) == len(listed)
+
+
+def test_run_measured_sums_the_step_times_and_reports_resources(tmp_path):
+    script = "print('[1/2] a ...'); print('    done in 1.5s; rows: {}'); print('    done in 2.25s')"
+    measured = bench_pipeline.run_measured([sys.executable, "-c", script], {}, tmp_path / "log")
+    assert measured["steps"] == 3.75
+    assert measured["rss_mb"] > 1 and measured["wall"] > 0 and measured["cpu"] >= 0
+    with pytest.raises(RuntimeError, match="exited with 3:\nboom"):
+        bench_pipeline.run_measured([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], {}, tmp_path / "log")
+
+
+def test_scaling_rows_judge_linearity_per_action(monkeypatch):
+    monkeypatch.setattr(bench_scaling, "BASE_GAMES", {"tictactoe": 2})
+    rows = bench_scaling.run(repeats=1)
+    selfplay = [r for r in rows if r["benchmark"] == "scaling/selfplay/tictactoe"]
+    assert [r["subject"].split(" ")[0] for r in selfplay] == ["1x", "2x", "4x"]
+    assert selfplay[0]["ratio"] is None and all(0 < r["ratio"] < 10 for r in selfplay[1:])
+    assert "(8 games," in selfplay[2]["subject"]
+    sizes = {r["metric"]: r["median"] for r in rows if r["benchmark"] == "scaling/state_tokens_parquet/tictactoe"}
+    assert set(sizes) == {"bytes/row", "bytes/token"} and 0 < sizes["bytes/token"] <= sizes["bytes/row"]
+
+
+def test_demo_bags_in_chunks_equal_the_pipelines_whole_table():
+    preset = get_preset("demo")
+    games, states = bench_selection_demo.random_selfplay("tictactoe", {}, 60, preset.seed)
+    whole = segmented_bags(tokenize_states(states), sampled_states(states, games, preset.seed),
+                           n_segments=preset.segments, blacklist=preset.token_blacklist)
+    chunked, chunked_games = bench_selection_demo.demo_bags("tictactoe", chunk=25)
+    key = ["frequency", "segment", "game_id", "token"]
+    assert chunked.sort(key).equals(whole.sort(key))
+    assert chunked_games.equals(games) and games["game_id"].n_unique() == 60
+    assert games["winner"].drop_nulls().n_unique() == 2  # both seats win some: selection can run on these bags
+    assert set(whole["frequency"]) == {"full", "interval", "random"} and whole["segment"].max() == preset.segments
+    assert isinstance(whole, pl.DataFrame)

@@ -1,0 +1,123 @@
+"""The weekly self-play refresh (schedule + job) and the inbox sensor, evaluated as Dagster would."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone
+
+import dagster as dg
+import orjson
+import polars as pl
+import pytest
+
+from jbag_pipeline import lake
+from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.definitions import ALL_ASSETS, defs
+from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.schedules import BLOCK_EPOCH, seed_block, selfplay_refresh_schedule
+from jbag_pipeline.selfplay import selfplay_seeds
+from jbag_pipeline.sensors import decode_cursor, inbox_sensor
+
+MONDAY_3AM = BLOCK_EPOCH + timedelta(hours=3)
+
+
+def test_seed_block_counts_weeks_from_the_epoch():
+    assert seed_block(MONDAY_3AM) == 1
+    assert seed_block(MONDAY_3AM + timedelta(days=6, hours=20)) == 1
+    assert seed_block(MONDAY_3AM + timedelta(weeks=1)) == 2
+    assert seed_block(MONDAY_3AM + timedelta(weeks=47)) == 48
+    with pytest.raises(ValueError, match="no time zone"):
+        seed_block(datetime(2026, 3, 2, 3))
+    with pytest.raises(ValueError, match="outside 1..999"):
+        seed_block(BLOCK_EPOCH - timedelta(days=1))
+
+
+def test_schedule_requests_every_game_partition_with_the_ticks_block():
+    assert selfplay_refresh_schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    tick = MONDAY_3AM + timedelta(weeks=4)
+    requests = list(selfplay_refresh_schedule(dg.build_schedule_context(scheduled_execution_time=tick)))
+    assert [r.partition_key for r in requests] == game_partitions.get_partition_keys()
+    assert all(r.run_config == {"ops": {"selfplay": {"config": {"block": 5}}}} for r in requests)
+    assert len({r.run_key for r in requests}) == len(requests)
+    again = list(selfplay_refresh_schedule(dg.build_schedule_context(scheduled_execution_time=tick)))
+    assert [r.run_key for r in again] == [r.run_key for r in requests]  # a repeated tick is deduplicated
+    later = list(selfplay_refresh_schedule(dg.build_schedule_context(
+        scheduled_execution_time=tick + timedelta(weeks=1))))
+    assert {r.run_config["ops"]["selfplay"]["config"]["block"] for r in later} == {6}
+
+
+def test_refresh_job_covers_selfplay_and_everything_downstream():
+    job = defs.resolve_job_def("selfplay_refresh_job")
+    assert job.partitions_def == game_partitions
+    keys = {k.to_user_string() for k in job.asset_layer.executable_asset_keys}
+    assert {"selfplay_games", "selfplay_states", "state_tokens", "trajectory_bags", "winner_prototypes",
+            "winner_classification", "catalog", "report"} <= keys
+    assert not keys & {"tictactoe_values", "ingested_games", "ingested_tokens"}
+
+
+def test_the_schedules_run_config_plays_the_next_block_of_seeds(tmp_path):
+    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    tick = MONDAY_3AM + timedelta(weeks=2)
+    request = next(iter(selfplay_refresh_schedule(dg.build_schedule_context(scheduled_execution_time=tick))))
+    result = dg.materialize(ALL_ASSETS, selection=["selfplay_games", "selfplay_states"], partition_key="tictactoe",
+                            run_config=request.run_config, resources={"settings": settings},
+                            instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    games = lake.read_table(tmp_path.resolve(), "selfplay_games", {"game": "tictactoe"})
+    preset = settings.get_preset()
+    assert games["seed"].to_list() == selfplay_seeds(preset.seed, 3, preset.games["tictactoe"].selfplay_games)
+
+
+def tag_file(path, game_id: int, winner: int = 0):
+    docs = [{"gameType": "Nim", "nPlayers": 2, "t": t} for t in range(3)]
+    docs[-1]["playerResults"] = ["WIN_GAME", "LOSE_GAME"][::1 if winner == 0 else -1]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(orjson.dumps(docs))
+    return path
+
+
+def evaluate(settings, cursor=None):
+    return inbox_sensor(dg.build_sensor_context(cursor=cursor, resources={"settings": settings}))
+
+
+def test_inbox_sensor_requests_new_and_changed_files_only(tmp_path):
+    assert inbox_sensor.default_status == dg.DefaultSensorStatus.STOPPED
+    settings = JbagSettings(data_dir=str(tmp_path))
+    inbox = tmp_path / "inbox"
+    first = evaluate(settings)
+    assert not first.run_requests and first.skip_reason
+    a = tag_file(inbox / "Nim-1.json", 1)
+    b = tag_file(inbox / "more" / "Nim-2.json", 2)
+    (inbox / ".Nim-3.json").write_bytes(b"[")  # hidden: a writer's temporary name
+    (inbox / "notes.txt").write_text("not a trajectory")
+    os.utime(a, ns=(10**18, 10**18))
+    os.utime(b, ns=(2 * 10**18, 2 * 10**18))
+    result = evaluate(settings, first.cursor)
+    (request,) = result.run_requests
+    assert request.run_config["ops"]["ingested_games"]["config"]["paths"] == [str(a), str(b)]
+    assert decode_cursor(result.cursor) == {"Nim-1.json": 10**18, "more/Nim-2.json": 2 * 10**18}
+    assert result.cursor == '[["Nim-1.json",1000000000000000000],["more/Nim-2.json",2000000000000000000]]'
+    assert {k.to_user_string() for k in request.asset_selection} >= {"ingested_games", "ingested_states",
+                                                                     "ingested_tokens", "ingested_classification"}
+    assert evaluate(settings, result.cursor).run_requests == []
+    os.utime(b, ns=(3 * 10**18, 3 * 10**18))  # rewritten
+    changed = evaluate(settings, result.cursor)
+    assert [r.run_config["ops"]["ingested_games"]["config"]["paths"] for r in changed.run_requests] == [[str(b)]]
+    assert changed.run_requests[0].run_key != request.run_key
+    assert evaluate(settings, result.cursor).run_requests[0].run_key == changed.run_requests[0].run_key
+    with pytest.raises(ValueError, match="cursor is not a JSON list"):
+        evaluate(settings, "{oops")
+
+
+def test_inbox_sensor_run_ingests_the_files(tmp_path):
+    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    tag_file(tmp_path / "inbox" / "Nim-1.json", 1)
+    tag_file(tmp_path / "inbox" / "Nim-2.json", 2, winner=1)
+    (request,) = evaluate(settings).run_requests
+    result = dg.materialize(ALL_ASSETS, selection=list(request.asset_selection), run_config=request.run_config,
+                            resources={"settings": settings}, instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    games = lake.read_table(tmp_path.resolve(), "ingested_games")
+    assert games.select("game", "game_id", "winner").rows() == [("nim", 1, 0), ("nim", 2, 1)]
+    assert lake.read_table(tmp_path.resolve(), "ingested_prototypes").filter(pl.col("frequency") == "full")["seat"] \
+        .unique().sort().to_list() == [0, 1]
