@@ -7,7 +7,7 @@ import dagster as dg
 from jbag_pipeline.assets import catalog, evaluation, model, report, selection, selfplay, tictactoe
 from jbag_pipeline.assets import ingest, ingested_model
 from jbag_pipeline.resources import settings_from_env
-from jbag_pipeline.schedules import selfplay_refresh_job, selfplay_refresh_schedule
+from jbag_pipeline.schedules import build_refresh
 from jbag_pipeline.sensors import inbox_sensor
 
 ALL_ASSETS = [
@@ -30,10 +30,12 @@ ALL_ASSETS = [
     report.report,
 ]
 
+REFRESH = build_refresh(ALL_ASSETS)
+
 defs = dg.Definitions(
     assets=ALL_ASSETS,
     resources={"settings": settings_from_env()},
-    jobs=[selfplay_refresh_job],
-    schedules=[selfplay_refresh_schedule],
-    sensors=[inbox_sensor],
+    jobs=REFRESH.jobs,
+    schedules=[REFRESH.schedule],
+    sensors=[REFRESH.followup_sensor, inbox_sensor],
 )

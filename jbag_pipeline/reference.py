@@ -30,34 +30,41 @@ RESULT_SCHEMA = {"game": pl.String, "method": pl.String, "ours": pl.Float64, "ou
 BAGS_FILE, GAMES_FILE = "agents_bags.parquet", "agents_games.parquet"
 
 
+def _bag_keys(frame: pl.DataFrame, classes: list[str]) -> pl.Series:
+    """One sortable int64 per bag: class index * 2^32 + game_id (game ids are unique within a class)."""
+    code = pl.col("agent_class").replace_strict({c: i for i, c in enumerate(classes)}, default=-1,
+                                                return_dtype=pl.Int64)  # -1: a class the games file lacks
+    return frame.select(code * 2**32 + pl.col("game_id").cast(pl.Int64)).to_series()
+
+
 def load_game(data_dir: Path, game: str, max_bags_per_class: int | None = None,
               seed: int = 0) -> tuple[sparse.csr_matrix, np.ndarray]:
     """(count matrix bags x tokens, class index per bag) of one game; optionally a seeded subset per class."""
-    listed = (pl.scan_parquet(data_dir / GAMES_FILE).filter(pl.col("game").cast(pl.String) == game)
-              .select(pl.col("agent_class").cast(pl.String), "game_id").collect()
-              .sort("agent_class", "game_id"))
+    listed = (pl.scan_parquet(data_dir / GAMES_FILE).filter(pl.col("game") == game)
+              .select(pl.col("agent_class").cast(pl.String), "game_id").collect())
     if listed.is_empty():
         raise ValueError(f"reference game {game!r} has no rows in {data_dir / GAMES_FILE}")
+    classes = sorted(listed["agent_class"].unique().to_list())
+    listed = listed.with_columns(_bag_keys(listed, classes).alias("key")).sort("key")
     if max_bags_per_class is not None:
         rng = np.random.default_rng(seed)
         parts = []
         for part in listed.partition_by("agent_class", maintain_order=True):
-            keep = np.sort(rng.choice(len(part), min(max_bags_per_class, len(part)), replace=False))
-            parts.append(part[keep])
+            parts.append(part[np.sort(rng.choice(len(part), min(max_bags_per_class, len(part)), replace=False))])
         listed = pl.concat(parts)
-    listed = listed.with_row_index("row")
-    cells = (pl.scan_parquet(data_dir / BAGS_FILE).filter(pl.col("game").cast(pl.String) == game)
+    cells = (pl.scan_parquet(data_dir / BAGS_FILE).filter(pl.col("game") == game)
              .select(pl.col("agent_class").cast(pl.String), "game_id", pl.col("token").cast(pl.String), "count")
-             .collect()
-             .join(listed, on=["agent_class", "game_id"]))
-    tokens = cells.select(pl.col("token").unique().sort()).with_row_index("col")
-    cells = cells.join(tokens, on="token")
-    counts = sparse.csr_matrix(
-        (cells["count"].to_numpy().astype(np.float64), (cells["row"].to_numpy(), cells["col"].to_numpy())),
+             .collect())
+    keys = _bag_keys(cells, classes).to_numpy()
+    listed_keys = listed["key"].to_numpy()
+    kept = np.isin(keys, listed_keys)
+    cells, keys = cells.filter(kept), keys[kept]
+    tokens = cells["token"].unique().sort()
+    counts = sparse.csr_matrix(  # binary searches instead of string joins keep memory near the raw table's
+        (cells["count"].to_numpy().astype(np.float64),
+         (np.searchsorted(listed_keys, keys), tokens.search_sorted(cells["token"]).to_numpy())),
         shape=(len(listed), len(tokens)))
-    classes = sorted(listed["agent_class"].unique().to_list())
-    labels = listed["agent_class"].replace_strict({c: i for i, c in enumerate(classes)},
-                                                  return_dtype=pl.Int64).to_numpy()
+    labels = np.searchsorted(classes, listed["agent_class"].to_numpy())
     return counts, labels
 
 

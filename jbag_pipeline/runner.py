@@ -33,6 +33,10 @@ def _game_of(partition_key: str) -> str:
     return partition_key.split("|")[0]
 
 
+# unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
+GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
+
+
 def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
     parts = key.split("|")
     return (games is None or parts[0] in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
@@ -43,6 +47,8 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
     (once per key; only `pairs` when given), then the unpartitioned assets."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known)
+    if games is not None and select is None:
+        chosen -= {name for name, game in GAME_SPECIFIC_ASSETS.items() if game not in games}
     unknown = sorted(chosen - known)
     if unknown:
         raise ValueError(f"--select names unknown asset(s) {unknown}; known assets: {sorted(known)}")

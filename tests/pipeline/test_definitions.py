@@ -49,4 +49,29 @@ def test_smoke_graph_materialises_every_table(smoke_root):
     assert set(protos["seat"].unique()) <= set(range(4))
     classification = lake.read_table(smoke_root, "winner_classification")
     assert set(classification["prefix"]) == {0.25, 0.5, 0.75, 1.0}
-    assert (smoke_root / "jbag.duckdb").exists() and (smoke_root / "report" / "index.html").exists()
+    evaluation = lake.read_table(smoke_root, "evaluation_games")
+    assert sorted(evaluation["game"].unique()) == sorted(GAMES)
+    assert set(evaluation["score"].unique()) <= {-1, 0, 1}
+    summary = lake.read_table(smoke_root, "evaluation_summary")
+    assert (summary.filter(pl.col("scope") == "overall")["n"] > 0).all()
+    effects = lake.read_table(smoke_root, "effect_sizes")
+    assert set(effects["factor"]) == {"prototype_frequency", "feature_variant"}
+    assert (smoke_root / "jbag.duckdb").exists()
+    page = (smoke_root / "report" / "index.html").read_text()
+    assert "Table III" in page and "Compared with the paper" in page
+
+
+@pytest.mark.slow
+def test_same_preset_and_seed_give_byte_identical_parquet(tmp_path):
+    roots = []
+    for name in ("first", "second"):
+        root = tmp_path / name
+        settings = JbagSettings(preset="smoke", data_dir=str(root))
+        materialize_all(ALL_ASSETS, settings, games=["connect4"], instance=dg.DagsterInstance.ephemeral(),
+                        progress=lambda _: None)
+        roots.append(root)
+    files = sorted(p.relative_to(roots[0]) for p in (roots[0] / "lake").rglob("*.parquet"))
+    assert len(files) > 10
+    assert files == sorted(p.relative_to(roots[1]) for p in (roots[1] / "lake").rglob("*.parquet"))
+    different = [str(f) for f in files if (roots[0] / f).read_bytes() != (roots[1] / f).read_bytes()]
+    assert different == []

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import dagster as dg
 import orjson
 import polars as pl
 import pytest
+from dagster._core.events import DagsterEventType
 
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import game_partitions
-from jbag_pipeline.definitions import ALL_ASSETS, defs
+from jbag_pipeline.definitions import ALL_ASSETS, REFRESH, defs
+from jbag_pipeline.presets import get_preset
+from jbag_pipeline.refresh import SELFPLAY_KEYS, RunInfo, followup_requests, plan_refresh
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.schedules import BLOCK_EPOCH, seed_block, selfplay_refresh_schedule
+from jbag_pipeline.schedules import BLOCK_EPOCH, seed_block
 from jbag_pipeline.selfplay import selfplay_seeds
 from jbag_pipeline.sensors import decode_cursor, inbox_sensor
 
+selfplay_refresh_schedule = REFRESH.schedule
 MONDAY_3AM = BLOCK_EPOCH + timedelta(hours=3)
 
 
@@ -46,13 +50,84 @@ def test_schedule_requests_every_game_partition_with_the_ticks_block():
     assert {r.run_config["ops"]["selfplay"]["config"]["block"] for r in later} == {6}
 
 
-def test_refresh_job_covers_selfplay_and_everything_downstream():
+def test_refresh_stages_cover_everything_downstream_of_selfplay_once():
+    graph = defs.get_repository_def().asset_graph
+    downstream = dg.AssetSelection.assets(*SELFPLAY_KEYS).downstream().resolve(graph)
+    plan = REFRESH.plan
+    stages = [set(plan.per_game), *(set(keys) for _, keys in plan.follow_up.values()), set(plan.summary)]
+    assert set().union(*stages) == downstream and sum(map(len, stages)) == len(downstream)
+    assert {"selfplay_games", "state_tokens", "winner_prototypes", "winner_classification"} <= \
+        {k.to_user_string() for k in plan.per_game}
+    assert {"catalog", "report"} <= {k.to_user_string() for k in plan.summary}
     job = defs.resolve_job_def("selfplay_refresh_job")
     assert job.partitions_def == game_partitions
-    keys = {k.to_user_string() for k in job.asset_layer.executable_asset_keys}
-    assert {"selfplay_games", "selfplay_states", "state_tokens", "trajectory_bags", "winner_prototypes",
-            "winner_classification", "catalog", "report"} <= keys
-    assert not keys & {"tictactoe_values", "ingested_games", "ingested_tokens"}
+    assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == \
+        {k.to_user_string() for k in plan.per_game}
+    for name, (partitions, _) in plan.follow_up.items():
+        assert defs.resolve_job_def(name).partitions_def == partitions
+    assert defs.resolve_job_def("refresh_summary_job").partitions_def is None
+
+
+def test_plan_refuses_a_game_asset_that_follows_another_stage():
+    pairs = dg.MultiPartitionsDefinition({"game": game_partitions, "pair": dg.StaticPartitionsDefinition(["a"])})
+
+    @dg.multi_asset(specs=[dg.AssetSpec(k, partitions_def=game_partitions) for k in SELFPLAY_KEYS])
+    def selfplay():
+        pass
+
+    @dg.asset(partitions_def=pairs, deps=["selfplay_games"])
+    def evaluation():
+        pass
+
+    @dg.asset(partitions_def=game_partitions, deps=["evaluation"])
+    def per_game_after_evaluation():
+        pass
+
+    plan = plan_refresh([selfplay, evaluation], game_partitions)
+    assert list(plan.follow_up) == ["refresh_evaluation_job"] and plan.summary == []
+    with pytest.raises(ValueError, match="per_game_after_evaluation is partitioned by game but follows"):
+        plan_refresh([selfplay, evaluation, per_game_after_evaluation], game_partitions)
+
+
+def followup(finished, runs, wanted=lambda key: True):
+    return followup_requests(finished, 4, runs, REFRESH.plan, "selfplay_refresh_job", "refresh_summary_job",
+                             ["a", "b"], wanted_key=wanted)
+
+
+def test_followup_starts_the_games_evaluation_then_the_summary_once_the_block_succeeded():
+    done_a = RunInfo("selfplay_refresh_job", "a", "SUCCESS")
+    evaluation = next(iter(REFRESH.plan.follow_up))
+    pairs = {"full-none", "random-adaptive"}
+    requests = followup(RunInfo("selfplay_refresh_job", "connect4", "SUCCESS"), [done_a],
+                        wanted=lambda key: key.keys_by_dimension["pair"] in pairs)
+    assert sorted(r.partition_key for r in requests) == ["connect4|full-none", "connect4|random-adaptive"]
+    assert {r.job_name for r in requests} == {evaluation} and requests[0].tags == {"jbag/seed_block": "4"}
+    eval_a = RunInfo(evaluation, "a|full-none", "SUCCESS")
+    assert followup(eval_a, [eval_a, done_a]) == []  # game b has not been refreshed yet
+    done_b = RunInfo("selfplay_refresh_job", "b", "SUCCESS")
+    queued = RunInfo(evaluation, "b|full-none", "QUEUED")
+    assert followup(eval_a, [queued, eval_a, done_a, done_b]) == []
+    failed = RunInfo(evaluation, "b|full-none", "FAILURE")
+    assert followup(eval_a, [failed, eval_a, done_a, done_b]) == []
+    retried = RunInfo(evaluation, "b|full-none", "SUCCESS")
+    (summary,) = followup(retried, [retried, failed, eval_a, done_a, done_b])
+    assert summary.job_name == "refresh_summary_job" and summary.run_key == "refresh-summary:block-4"
+
+
+def test_followup_sensor_reads_the_block_runs_from_the_instance():
+    instance = dg.DagsterInstance.ephemeral()
+    smoke = {"resources": {"settings": {"config": {"preset": "smoke"}}}}
+    run = dg.DagsterRun(job_name="selfplay_refresh_job", run_id="refresh-tictactoe", status=dg.DagsterRunStatus.SUCCESS,
+                        tags={"jbag/seed_block": "4", "dagster/partition": "tictactoe"}, run_config=smoke)
+    instance.add_run(run)
+    event = dg.DagsterEvent(event_type_value=DagsterEventType.RUN_SUCCESS.value, job_name="selfplay_refresh_job")
+    context = dg.build_run_status_sensor_context(sensor_name="selfplay_refresh_followup", dagster_event=event,
+                                                 dagster_instance=instance, dagster_run=run,
+                                                 repository_def=defs.get_repository_def())
+    requests = REFRESH.followup_sensor(context)
+    assert sorted(r.partition_key.split("|")[1] for r in requests) == sorted(get_preset("smoke").evaluation_pairs)
+    assert all(r.run_config == smoke for r in requests)
+    assert REFRESH.followup_sensor.default_status == dg.DefaultSensorStatus.STOPPED
 
 
 def test_the_schedules_run_config_plays_the_next_block_of_seeds(tmp_path):
