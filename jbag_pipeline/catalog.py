@@ -30,6 +30,7 @@ VIEWS: dict[str, str] = {
     "tictactoe_values": "tictactoe_values",
     "tictactoe_compression": "tictactoe_compression",
     "tictactoe_jsonbag": "tictactoe_jsonbag",
+    "token_mappings": "token_mappings",
     "transfer_results": "transfer_results",
     "reference_reproduction": "reference_reproduction",
     "ingested_games": "ingested_games",

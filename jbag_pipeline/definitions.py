@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from jbag_pipeline.assets import catalog, evaluation, model, report, selection, selfplay, tictactoe
+from jbag_pipeline.assets import catalog, evaluation, model, report, selection, selfplay, tictactoe, transfer
 from jbag_pipeline.assets import ingest, ingested_model
 from jbag_pipeline.resources import settings_from_env
 from jbag_pipeline.schedules import build_refresh
@@ -21,6 +21,7 @@ ALL_ASSETS = [
     selection.selected_features,
     evaluation.evaluation_games,
     evaluation.evaluation_tables,
+    transfer.transfer,
     tictactoe.tictactoe_values,
     tictactoe.tictactoe_compression,
     tictactoe.tictactoe_jsonbag,

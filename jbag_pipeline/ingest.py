@@ -5,7 +5,8 @@ Accepted files:
   or `gameID` member of the first state, else the last number in the file name (`Connect4-1004.json`).
 - `*.jsonl` / `*.ndjson`: one state per line, either `{"game_id": 7, "state": {...}}` or a flat state with a
   `game_id` (or `gameId` / `gameID`) member, which is removed from the stored state. Lines sharing a
-  game_id are one game, in line order; games may interleave.
+  game_id are one game, in line order; games may interleave. A file named explicitly with another suffix
+  is read as a JSON array.
 Game (the lake partition): the `game` argument, else the first state's `gameType` lower-cased, else the
 file's folder name. Winner: the only seat whose `playerResults` entry in the last state is WIN_GAME; null
 on DRAW_GAME, ties or no playerResults. Players: the last state's `nPlayers`, else len(playerResults).
@@ -176,8 +177,8 @@ class _BatchBuilder:
                 self._read_array(fh)
 
     def _quarantine(self, position: int | None, reason: str, game: str | None = None) -> None:
-        self.quarantine.append({"game": game or self.folder_game, "file": str(self.path), "line_or_index": position,
-                                "reason": reason, "file_mtime": self.mtime})
+        self.quarantine.append({"game": game or self.folder_game or None, "file": str(self.path),
+                                "line_or_index": position, "reason": reason, "file_mtime": self.mtime})
 
     def _read_array(self, fh) -> None:
         trajectory = None
@@ -262,7 +263,8 @@ class _BatchBuilder:
             "n_actions": None, "n_states": n,
         })
         self.states.append((game, trajectory.game_id, pl.DataFrame({
-            "game": pl.Series([game] * n, dtype=pl.String), "game_id": pl.Series([trajectory.game_id] * n, dtype=pl.Int64),
+            "game": pl.Series([game] * n, dtype=pl.String),
+            "game_id": pl.Series([trajectory.game_id] * n, dtype=pl.Int64),
             "state_idx": pl.Series(range(n), dtype=pl.Int32), "turn": pl.Series([None] * n, dtype=pl.Int32),
             "player": pl.Series([None] * n, dtype=pl.Int8), "is_terminal": pl.Series([i == n - 1 for i in range(n)]),
             "doc": trajectory.docs(),

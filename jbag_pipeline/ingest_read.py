@@ -56,7 +56,7 @@ def kind_of(value) -> str:
 
 
 def parse_state(data: bytes) -> object:
-    """Strict JSON (no NaN/Infinity, valid UTF-8), integers beyond 64 bits exact; too deep for the parser = BadRecord."""
+    """Strict JSON (no NaN/Infinity, valid UTF-8) with integers beyond 64 bits exact; BadRecord otherwise."""
     if _LONG_DIGIT_RUN.search(data):
         try:
             text = data.decode("utf-8")
@@ -100,8 +100,10 @@ def check_shape(value: object, mode: str) -> None:
 
 
 def shape(value: object) -> tuple[int, int]:
-    """(container depth, list depth) of a parsed value, iteratively; a string holding JSON (which the tokenizer
-    parses) counts its brackets as depth, an upper bound."""
+    """(container depth, list depth) of a parsed value, found iteratively.
+
+    A string that may hold JSON (the tokenizer parses those) counts its brackets as depth: an upper bound.
+    """
     deepest = lists = 0
     stack = [(value, 1, 0)]
     while stack:
@@ -238,12 +240,13 @@ class ArrayReader:
                                         f"{bad.start() - start} of the element", index)
                     return value, end
             except json.JSONDecodeError as err:
-                # an error near the end of the text (or an open string) may only mean the chunk cut the element
-                cut_off = err.pos >= len(self.text) - 16 or err.msg.startswith("Unterminated string")
-                if self.eof or not cut_off:
-                    where = "truncated: the file ends inside this element" if self.eof and cut_off else \
-                        f"invalid JSON: {err.msg} at character {err.pos - start} of the element"
-                    raise BadRecord(where, index) from None
+                open_string = err.msg.startswith("Unterminated string")
+                if self.eof and (open_string or err.pos >= len(self.text.rstrip())):
+                    raise BadRecord("truncated: the file ends inside this element", index) from None
+                # before the end of the file, an error near the end of the text may only mean the chunk cut it
+                if self.eof or not (open_string or err.pos >= len(self.text) - 16):
+                    raise BadRecord(f"invalid JSON: {err.msg} at character {err.pos - start} of the element",
+                                    index) from None
             except RecursionError:
                 raise BadRecord(f"nested deeper than {MAX_DEPTH} levels", index) from None
             except _NotJson as exc:

@@ -22,7 +22,8 @@ from scipy.special import rel_entr
 from engines.agents.osla import OSLAAgent
 from engines.base import Action
 from jbag_pipeline.sampling import FREQUENCIES
-from jbag_pipeline.tokenize import TokenFilter, token_paths, tokenize_state, tokenize_state_restricted
+from jbag_pipeline.tokenize import TokenFilter, tokenize_state
+from jbag_pipeline.tokenize_restricted import RestrictedTokenizer
 from jbag_pipeline.value import _OUTSIDE, JsonBagValue
 
 FEATURE_VARIANTS = ("full", "interval", "random", "full_seg", "interval_seg", "random_seg", "adaptive", "none")
@@ -33,9 +34,9 @@ _LN2 = math.log(2.0)
 class DeterminizedJsonBagValue(JsonBagValue):
     """JsonBagValue over `to_json()` of determinized states, with a frequency rule for the trajectory bag.
 
-    Restricted to features, states are tokenized by tokenize_state_restricted, which skips every subtree
-    that can hold no feature. values_batch values many candidates in one numpy pass (JSD over the columns
-    the batch uses, to all prototypes at once). reset(seed) re-seeds the determinization and sampling RNGs.
+    Restricted to features, states are tokenized by a RestrictedTokenizer, which skips every subtree that
+    can hold no feature and reuses the counts of unchanged parts. values_batch values many candidates in
+    one numpy pass (JSD over the columns the batch uses, to all prototypes at once). reset(seed) re-seeds the determinization and sampling RNGs.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
@@ -44,7 +45,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
             raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
         self.frequency, self.seed, self._game_seed = frequency, int(seed), None
         super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
-        self._paths = token_paths(self.features) if self.restricted else None
+        self._tokenizer = RestrictedTokenizer(self.features, mode="both", num_suffix=True) if self.restricted else None
         totals = self.prototypes.sum(axis=1)
         self._empty = totals == 0
         self._shares = self.prototypes / np.where(self._empty, 1.0, totals)[:, None]
@@ -79,11 +80,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         rows, columns, counts = [], [], []
         outside = np.full(len(states), self.trajectory_outside)
-        for row, state in enumerate(states):
-            bag = self._tokens(state, seat)
-            if self._paths is None:
-                outside[row] += self._collect(bag, row, rows, columns, counts)
-            else:  # the restricted tokenizer returns feature tokens only
+        if self._tokenizer is None:
+            for row, state in enumerate(states):
+                outside[row] += self._collect(self._tokens(state, seat), row, rows, columns, counts)
+        else:  # the restricted tokenizer returns feature tokens only
+            for row, bag in enumerate(self._tokenizer.tokenize_many([state.to_json() for state in states])):
                 columns.extend(map(self._columns.__getitem__, bag))
                 counts.extend(bag.values())
                 rows.extend([row] * len(bag))
@@ -105,9 +106,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _tokens(self, state, seat: int) -> dict[str, int]:
         """Tokens of a state that is already a determinization from `seat`'s view (never the real hidden state)."""
         doc = state.to_json()
-        if self._paths is None:
+        if self._tokenizer is None:
             return tokenize_state(doc, mode="both", num_suffix=True)
-        return tokenize_state_restricted(doc, self._paths, mode="both", num_suffix=True)
+        return self._tokenizer.tokenize(doc)
 
     def _collect(self, bag: Mapping[str, int], row: int, rows: list, columns: list, counts: list) -> float:
         """Append the bag's indexed tokens as (row, column, count); returns its count outside the index."""

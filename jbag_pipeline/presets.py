@@ -36,6 +36,14 @@ class Preset:
     token_blacklist: tuple[str, ...] = ("gameStatus", "playerResults")
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
+    transfer: dict = field(default_factory=dict)  # overrides of jbag_pipeline.transfer.TransferSettings
+
+    def transfer_settings(self):
+        """The transfer experiment's scale in this preset, seeded by the run seed."""
+        from jbag_pipeline.transfer import TransferSettings
+
+        return TransferSettings(**{"seed": self.seed, "top_k": self.top_k, "rf_trees": self.rf_trees,
+                                   "blacklist": self.token_blacklist, **self.transfer})
 
 
 def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overrides: GameRun) -> dict[str, GameRun]:
@@ -49,6 +57,8 @@ PRESETS: dict[str, Preset] = {
         name="smoke", seed=0, rf_trees=20, top_k=20,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
         evaluation_pairs=("full-none", "full-full_seg", "random-adaptive"),
+        transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
+                  "rollout_length": 10, "games_per_seat": 1},
     ),
     "demo": Preset(
         name="demo", seed=0,

@@ -110,7 +110,8 @@ def followup_requests(finished: RunInfo, block: int, block_runs: list[RunInfo], 
     latest: dict[tuple[str, str | None], str] = {}
     for run in block_runs:  # newest first: a re-executed run's success supersedes its failure
         latest.setdefault((run.job_name, run.partition), run.status)
-    refreshed = {partition for (job, partition), status in latest.items() if job == per_game_job and status == "SUCCESS"}
+    refreshed = {partition for (job, partition), status in latest.items()
+                 if job == per_game_job and status == "SUCCESS"}
     if refreshed >= set(games) and all(status == "SUCCESS" for status in latest.values()):
         requests.append(dg.RunRequest(job_name=summary_job, tags=tags, run_key=f"refresh-summary:block-{block}",
                                       run_config=run_config or {}))

@@ -206,8 +206,36 @@ def _evaluation_section(report: Report, root: Path) -> None:
                [_paper_comparison(summary, effects)])
 
 
+def _transfer_section(report: Report, root: Path) -> None:
+    results = lake.read_table(root, "transfer_results").sort("pair", "n_target_games", "method")
+    pairs = results["pair"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(1, len(pairs), figsize=(4 * len(pairs), 3.4), squeeze=False, sharey=True)
+    for ax, pair in zip(axes[0], pairs):
+        part = results.filter(pl.col("pair") == pair)
+        tuned = part.filter(pl.col("method").str.starts_with("finetuned_")).sort("n_target_games")
+        ax.errorbar(tuned["n_target_games"], tuned["mean_score"],
+                    yerr=[tuned["mean_score"] - tuned["ci_low"], tuned["ci_high"] - tuned["mean_score"]],
+                    marker="o", capsize=3, label="transferred + N target games")
+        for method, style in (("target_trained", "--"), ("random_mapping", ":")):
+            row = part.filter(pl.col("method") == method)
+            if len(row):
+                ax.axhline(row["mean_score"][0], ls=style, color="grey" if method == "random_mapping" else "green",
+                           label=method.replace("_", " "))
+        ax.set_title(pair, fontsize=9)
+        ax.set_xlabel("target games N")
+        ax.set_ylim(-1.05, 1.05)
+    axes[0][0].set_ylabel("mean score vs baseline OSLA")
+    axes[0][0].legend(fontsize=7)
+    image = report.figure("transfer.png", fig)
+    report.add("Transfer between game variants",
+               "Source-variant prototypes and features mapped onto the target's tokens (exact match, else nearest "
+               "path by edit distance), played zero-shot; against training on the target, a random token mapping, "
+               "and the source mixed with N target games.", [results.select(
+                   "pair", "method", "n_target_games", "mean_score", "ci_low", "ci_high", "games")], [image])
+
+
 SECTIONS = [("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
-            ("evaluation_summary", _evaluation_section),
+            ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
             ("tictactoe_compression", _tictactoe_section), ("tictactoe_jsonbag", _tictactoe_jsonbag_section)]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.resources import JbagSettings
 
 
@@ -29,8 +30,8 @@ def asset_names(assets_defs) -> list[str]:
 
 
 def _game_of(partition_key: str) -> str:
-    """The game of a partition key: the key itself, or the game dimension of a 'game|pair' key."""
-    return partition_key.split("|")[0]
+    """The game of a partition key: 'connect4', 'connect4|full-none' (evaluation), 'connect4-6x7-to-8x8' (transfer)."""
+    return partition_key.split("|")[0].split("-")[0]
 
 
 # unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
@@ -39,12 +40,13 @@ GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
 
 def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
     parts = key.split("|")
-    return (games is None or parts[0] in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
+    return (games is None or _game_of(key) in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
 
 
 def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
     """Steps in order: assets partitioned by game (once per game), then those partitioned by game and pair
-    (once per key; only `pairs` when given), then the unpartitioned assets."""
+    (once per key; only `pairs` when given), then other partitioned assets (transfer pairs), then the
+    unpartitioned assets."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known)
     if games is not None and select is None:
@@ -57,11 +59,12 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
         keys = [k for k in asset_names([a]) if k in chosen]
         if keys:
             groups.setdefault(a.partitions_def, []).extend(keys)
-    all_games = sorted({_game_of(k) for p in groups if p is not None for k in p.get_partition_keys()})
+    all_games = sorted(game_partitions.get_partition_keys())
     bad = sorted(set(games or []) - set(all_games))
     if bad:
         raise ValueError(f"--games names unknown game(s) {bad}; registered games: {all_games}")
-    ordered = sorted((p for p in groups if p is not None), key=lambda p: isinstance(p, dg.MultiPartitionsDefinition))
+    ordered = sorted((p for p in groups if p is not None),
+                     key=lambda p: 0 if p == game_partitions else 1 if isinstance(p, dg.MultiPartitionsDefinition) else 2)
     steps = []
     for partitions_def in ordered:
         for key in partitions_def.get_partition_keys():

@@ -16,23 +16,17 @@ import orjson
 
 from jbag_pipeline.assets.ingest import INGEST_KEYS
 from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
-from jbag_pipeline.ingest import ARRAY_SUFFIXES, LINES_SUFFIXES
+from jbag_pipeline.ingest import trajectory_files
 from jbag_pipeline.resources import JbagSettings
 
 INBOX_KEYS = [dg.AssetKey(name) for name in INGEST_KEYS] + [a.key for a in INGESTED_MODEL_ASSETS]
 
 
 def inbox_files(inbox: Path) -> dict[str, int]:
-    """Trajectory files under `inbox` (recursively): relative name -> mtime in ns."""
+    """Trajectory files under `inbox` (as `jbag ingest` finds them in a folder): relative name -> mtime in ns."""
     if not inbox.is_dir():
         return {}
-    found = {}
-    for path in inbox.rglob("*"):
-        relative = path.relative_to(inbox)
-        if path.is_file() and path.suffix in ARRAY_SUFFIXES + LINES_SUFFIXES \
-                and not any(part.startswith(".") for part in relative.parts):
-            found[relative.as_posix()] = path.stat().st_mtime_ns
-    return found
+    return {path.relative_to(inbox.resolve()).as_posix(): path.stat().st_mtime_ns for path in trajectory_files([inbox])}
 
 
 def decode_cursor(cursor: str | None) -> dict[str, int]:
@@ -41,7 +35,8 @@ def decode_cursor(cursor: str | None) -> dict[str, int]:
     try:
         return {name: int(mtime) for name, mtime in orjson.loads(cursor)}
     except (orjson.JSONDecodeError, TypeError, ValueError):
-        raise ValueError(f"inbox_sensor: cursor is not a JSON list of [name, mtime_ns] pairs: {cursor[:80]!r}") from None
+        raise ValueError(f"inbox_sensor: cursor is not a JSON list of [name, mtime_ns] pairs: "
+                         f"{cursor[:80]!r}") from None
 
 
 def encode_cursor(files: dict[str, int]) -> str:
@@ -63,6 +58,6 @@ def inbox_sensor(context: dg.SensorEvaluationContext, settings: JbagSettings):
         run_key=f"inbox:{hashlib.sha256(listing).hexdigest()[:16]}",
         asset_selection=INBOX_KEYS,
         run_config={"ops": {"ingested_games": {"config": {"paths": [str(inbox / name) for name in new]}}}},
-        tags={"jbag/inbox_files": str(len(new))},
+        tags={"jbag/ingest": "inbox", "jbag/inbox_files": str(len(new))},  # deploy/: at most one ingest at a time
     )
     return dg.SensorResult(run_requests=[request], cursor=encode_cursor(current))

@@ -5,8 +5,8 @@ tokens only, without walking subtrees that can hold none of them.
   (a token is path + ".value" or, by the positive-integer rule, the bare path), which covers both the
   indexed and the unindexed paths of list items; a walk enters only those paths.
 - a list of plain atoms is counted by distinct value in one C pass, and only its wanted indices are read;
-- tokenize_states_restricted tokenizes candidate states that differ little (the children of one state):
-  a part of a document that is byte-for-byte the first document's part reuses that part's counts.
+- RestrictedTokenizer remembers the counts of document parts (second-level entries), so candidate states
+  that differ little (the children of one state, the next decisions of a game) pay only for what changed.
 """
 
 from __future__ import annotations
@@ -195,41 +195,60 @@ def _part_counts(part: tuple, counts: dict, weighted: bool, index: TokenPaths, o
 
 
 def _frozen(value) -> bytes | None:
-    """Type-exact serialisation for comparing parts (True, 1 and 1.0 differ); None when orjson cannot write it."""
+    """Type-exact serialisation for recognising a part (True, 1 and 1.0 differ); None when orjson cannot write it."""
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:
         return None
 
 
-def tokenize_states_restricted(docs: Sequence[dict | list], index: TokenPaths, *, mode: str = "both",
-                               num_suffix: bool = False) -> list[dict[str, int]]:
-    """tokenize_state_restricted of every document; a part equal to the first document's part (same key,
-    same serialisation) reuses its counts, so documents that differ in a few places cost a few parts each."""
-    for doc in docs:
-        _check(doc, index, mode)
-    if not docs or type(docs[0]) is not dict:
-        return [tokenize_state_restricted(doc, index, mode=mode, num_suffix=num_suffix) for doc in docs]
-    ordered, unordered = mode != "unordered", mode != "ordered"
-    known: dict[tuple, tuple[bytes, dict]] = {}
-    for part in _parts(docs[0], index, ordered, unordered):
-        frozen = _frozen(part[1])
-        if frozen is not None:
-            counts: dict[str, int] = {}
-            _part_counts(part, counts, num_suffix, index, ordered, unordered)
-            known[part[0]] = (frozen, counts)
-    results = []
-    for doc in docs:
+class RestrictedTokenizer:
+    """tokenize_state_restricted for a fixed token set and mode, remembering the counts of document parts.
+
+    A document is split into parts (see _parts); a part seen before (same key, same serialisation) reuses
+    its counts, so the children of one state, and the next decisions of a game, pay only for what changed.
+    The memory is dropped whenever the remembered serialisations exceed `memo_bytes`.
+    """
+
+    def __init__(self, tokens: Iterable[str], *, mode: str = "both", num_suffix: bool = False,
+                 memo_bytes: int = 32 << 20):
+        _check_mode(mode)
+        self.index = token_paths(tokens)
+        self.mode, self.num_suffix, self.memo_bytes = mode, num_suffix, memo_bytes
+        self._ordered, self._unordered = mode != "unordered", mode != "ordered"
+        self._memo: dict[tuple, dict[str, int]] = {}
+        self._memo_size = 0
+
+    def tokenize(self, doc: dict | list) -> dict[str, int]:
+        """tokenize_state(doc) restricted to the token set."""
+        return self.tokenize_many([doc])[0]
+
+    def tokenize_many(self, docs: Sequence[dict | list]) -> list[dict[str, int]]:
+        """tokenize_state of every document, restricted to the token set."""
+        for doc in docs:
+            _check(doc, self.index, self.mode)
+        return [self._tokenize(doc) for doc in docs]
+
+    def _tokenize(self, doc: dict | list) -> dict[str, int]:
+        index, weighted, ordered, unordered = self.index, self.num_suffix, self._ordered, self._unordered
         if type(doc) is not dict:
-            results.append(tokenize_state_restricted(doc, index, mode=mode, num_suffix=num_suffix))
-            continue
-        counts = {}
+            return tokenize_state_restricted(doc, index, mode=self.mode, num_suffix=weighted)
+        counts: dict[str, int] = {}
         for part in _parts(doc, index, ordered, unordered):
-            reference = known.get(part[0])
-            if reference is not None and reference[0] == _frozen(part[1]):
-                for token, count in reference[1].items():
-                    counts[token] = counts.get(token, 0) + count
-            else:
-                _part_counts(part, counts, num_suffix, index, ordered, unordered)
-        results.append(counts)
-    return results
+            frozen = _frozen(part[1])
+            if frozen is None:
+                _part_counts(part, counts, weighted, index, ordered, unordered)
+                continue
+            key = (part[0], frozen)
+            known = self._memo.get(key)
+            if known is None:
+                known = {}
+                _part_counts(part, known, weighted, index, ordered, unordered)
+                if self._memo_size + len(frozen) > self.memo_bytes:
+                    self._memo.clear()
+                    self._memo_size = 0
+                self._memo[key] = known
+                self._memo_size += len(frozen)
+            for token, count in known.items():
+                counts[token] = counts.get(token, 0) + count
+        return counts

@@ -10,7 +10,7 @@ from jbag_pipeline.resources import JbagSettings
                                       "winner_prototypes", "winner_classification",
                                       "segmented_bags", "selected_features", "feature_summary",
                                       "evaluation_games", "evaluation_summary", "paper_table_1", "paper_table_2",
-                                      "effect_sizes",
+                                      "effect_sizes", "token_mappings", "transfer_results",
                                       "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag"],
           description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).")
 def catalog(context: dg.AssetExecutionContext, settings: JbagSettings) -> dg.MaterializeResult:

@@ -58,7 +58,6 @@ def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, sett
     yield dg.MaterializeResult(asset_key=GAMES_TABLE, metadata={
         "files": len(batch.files), "games_written": int(per_game["games"].sum()),
         "games_removed": summary.removed, "per_game": preview(per_game, 50),
-        "dagster/row_count": int(per_game["games"].sum()),
     })
     yield dg.MaterializeResult(asset_key=STATES_TABLE, metadata={"states_written": int(per_game["states"].sum())})
     yield dg.MaterializeResult(asset_key=SOURCES_TABLE, metadata={"preview": preview(batch.sources)})

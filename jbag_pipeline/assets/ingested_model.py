@@ -27,7 +27,8 @@ PROTOTYPES_TABLE = "ingested_prototypes"
 CLASSIFICATION_TABLE = "ingested_classification"
 
 
-def refresh_per_game(settings: JbagSettings, table: str, compute: Callable[[str], pl.DataFrame]) -> dg.MaterializeResult:
+def refresh_per_game(settings: JbagSettings, table: str,
+                     compute: Callable[[str], pl.DataFrame]) -> dg.MaterializeResult:
     """Write compute(game) as each ingested game's partition of `table`; remove partitions of vanished games."""
     root = settings.root()
     games = partitions(root, GAMES_TABLE)
@@ -38,7 +39,8 @@ def refresh_per_game(settings: JbagSettings, table: str, compute: Callable[[str]
         rows[game] = len(frame)
     for stale in sorted(set(partitions(root, table)) - set(games)):
         replace_partition(root, table, stale, pl.DataFrame())
-    counts = pl.DataFrame({"game": list(rows), "rows": list(rows.values())}, schema={"game": pl.String, "rows": pl.Int64})
+    counts = pl.DataFrame({"game": list(rows), "rows": list(rows.values())},
+                          schema={"game": pl.String, "rows": pl.Int64})
     return dg.MaterializeResult(metadata={"dagster/row_count": int(counts["rows"].sum()), "games": len(games),
                                           "rows_per_game": preview(counts, 50)})
 

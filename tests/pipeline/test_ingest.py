@@ -78,7 +78,8 @@ def test_reference_trajectories_all_land_with_the_winner_from_player_results(ref
     n_states = {(v["game"].lower(), v["game_id"]): v["n_states"] for v in bags.values()}
     assert {(g, i): n for g, i, n in batch.games.select("game", "game_id", "n_states").iter_rows()} == n_states
     assert batch.games.schema == pl.Schema(GAMES_SCHEMA) and batch.states.schema == pl.Schema(STATES_SCHEMA)
-    assert batch.states.group_by("game", "game_id").agg(pl.col("is_terminal").sum())["is_terminal"].to_list() == [1] * 18
+    terminals = batch.states.group_by("game", "game_id").agg(pl.col("is_terminal").sum())["is_terminal"]
+    assert terminals.to_list() == [1] * 18
 
 
 def test_reference_documents_are_stored_faithfully_and_reproduce_the_reference_bags(reference, reference_batch):

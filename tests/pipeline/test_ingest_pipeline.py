@@ -156,22 +156,22 @@ def test_assets_run_tokens_to_classification_on_reference_games_and_the_catalog_
     assert run_query(con, "SELECT count(*) FROM quarantine")[1] == [(0,)]
 
 
+@pytest.mark.slow  # a persistent Dagster instance (sqlite) is created and used: about 10 s on a busy machine
 def test_cli_ingest_exit_codes_and_messages(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     root = tmp_path / "data"
     good = game_file(tmp_path / "in" / "nim-1.json")
-    assert main(["ingest", str(good), "--data-dir", str(root), "--mode", "unordered"]) == 0
-    out = capsys.readouterr().out
-    assert "jbag ingest: nim: 1 games, 3 states" in out
     bad = tmp_path / "in" / "nim-2.json"
     bad.write_text('{"not": "an array"}')
     assert main(["ingest", str(tmp_path / "in"), "--data-dir", str(root), "--mode", "unordered"]) == 1
-    err = capsys.readouterr().err
-    assert f"jbag ingest: quarantined: {bad}: the top-level value is an object" in err
+    captured = capsys.readouterr()
+    assert "jbag ingest: nim: 1 games, 3 states" in captured.out  # the good file landed
+    assert f"jbag ingest: quarantined: {bad}: the top-level value is an object" in captured.err
+    assert table(root, "ingested_games")["game_id"].to_list() == [1]
     assert main(["ingest", str(tmp_path / "nowhere"), "--data-dir", str(root)]) == 2
     assert "no such file or folder" in capsys.readouterr().err
     assert main(["ingest", str(good), "--data-dir", str(root), "--game", "Bad Name"]) == 2
-    assert table(root, "ingested_games")["game_id"].to_list() == [1]
+    assert "game name 'Bad Name'" in capsys.readouterr().err
 
 
 PEAK_SCRIPT = """
@@ -215,3 +215,22 @@ def test_a_50_mb_file_is_read_with_memory_bounded_by_its_documents(tmp_path, suf
     # the kept documents themselves (Arrow text, about the file's size) plus a 16 MB buffer and one state;
     # parsing the whole file at once would hold its Python objects, several times its size
     assert peak_growth < path.stat().st_size + 48 * 1024 * 1024, peak_growth
+
+
+def test_without_paths_the_asset_ingests_the_inbox_and_an_empty_inbox_is_a_no_op(tmp_path):
+    from jbag_pipeline.assets.ingest import ingested_games
+    from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
+    from jbag_pipeline.resources import JbagSettings
+
+    def materialize():
+        return dg.materialize([ingested_games, *INGESTED_MODEL_ASSETS], instance=dg.DagsterInstance.ephemeral(),
+                              resources={"settings": JbagSettings(preset="smoke", data_dir=str(tmp_path))})
+
+    assert materialize().success  # what `jbag run` does when nobody dropped files in data/inbox
+    assert table(tmp_path.resolve(), "ingested_sources").is_empty()
+    assert not lake.table_exists(tmp_path.resolve(), "ingested_tokens")
+    game_file(tmp_path / "inbox" / "nim-1.json")
+    game_file(tmp_path / "inbox" / "nim-2.json", winner=0)
+    assert materialize().success
+    assert table(tmp_path.resolve(), "ingested_games")["game_id"].to_list() == [1, 2]
+    assert set(table(tmp_path.resolve(), "ingested_tokens")["game_id"]) == {1, 2}

@@ -19,8 +19,8 @@ from jbag_pipeline.bags import jsd
 from jbag_pipeline.jsonbag_agent import (DeterminizedJsonBagValue, JsonBagOSLAAgent, make_jsonbag_value,
                                          prototype_bags, selected_tokens)
 from jbag_pipeline.prototypes import build_prototypes
-from jbag_pipeline.tokenize import (MODES, TokenFilter, TokenPaths, token_paths, tokenize_state,
-                                    tokenize_state_restricted, tokenize_trajectory)
+from jbag_pipeline.tokenize import MODES, TokenFilter, tokenize_state, tokenize_trajectory
+from jbag_pipeline.tokenize_restricted import RestrictedTokenizer, TokenPaths, token_paths, tokenize_state_restricted
 from jbag_pipeline.value import value_from_distances
 
 
@@ -64,6 +64,33 @@ def test_restricted_tokenizer_equals_the_filtered_full_one_on_every_game(name):
                     assert tokenize_state_restricted(doc, index, mode=mode, num_suffix=num_suffix) == expected
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_remembering_tokenizer_equals_one_by_one_on_children(name):
+    game = load_game(name)
+    states, rng = [], random.Random(1)
+    state = game.new_state(seed=1)
+    while not state.is_terminal():
+        states.append(state.clone())
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    vocabulary = sorted(set().union(*(tokenize_state(s.to_json(), num_suffix=True) for s in states[::4])))
+    wanted = rng.sample(vocabulary, min(100, len(vocabulary)))
+    index = token_paths(wanted)
+    tokenizers = {mode: RestrictedTokenizer(wanted, mode=mode, num_suffix=True) for mode in MODES}
+    small = RestrictedTokenizer(wanted, num_suffix=True, memo_bytes=2000)  # forgets often
+    for state in states[::max(1, len(states) // 8)]:
+        children = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            children.append(child.to_json())
+        for mode in MODES:
+            assert tokenizers[mode].tokenize_many(children) == \
+                [tokenize_state_restricted(doc, index, mode=mode, num_suffix=True) for doc in children]
+        assert small.tokenize_many(children) == tokenizers["both"].tokenize_many(children)
+    assert 0 < small._memo_size <= 2000
+
+
 def test_restricted_tokenizer_handles_bare_tokens_indices_and_json_strings():
     doc = {"deck": [2, 2, 5], "a.b": {"c": "x"}, "nested": [[1, None], "[3, 4]"], "flag": "true", "n": None}
     full = tokenize_state(doc, num_suffix=True)
@@ -83,12 +110,17 @@ json_docs = st.recursive(json_atoms, lambda inner: st.one_of(st.lists(inner, max
 
 
 @settings(max_examples=150, deadline=None)
-@given(doc=json_docs, pick=st.randoms(use_true_random=False), mode=st.sampled_from(MODES), num_suffix=st.booleans())
-def test_restricted_tokenizer_property(doc, pick, mode, num_suffix):
-    full = tokenize_state(doc, mode=mode, num_suffix=num_suffix)
-    wanted = {token for token in full if pick.random() < 0.4} | {".a.b.x", "[0].2"}
-    assert tokenize_state_restricted(doc, token_paths(wanted), mode=mode, num_suffix=num_suffix) == \
-        _filtered(full, wanted)
+@given(docs=st.lists(json_docs, min_size=1, max_size=3), pick=st.randoms(use_true_random=False),
+       mode=st.sampled_from(MODES), num_suffix=st.booleans())
+def test_restricted_tokenizer_property(docs, pick, mode, num_suffix):
+    full = [tokenize_state(doc, mode=mode, num_suffix=num_suffix) for doc in docs]
+    wanted = {token for bag in full for token in bag if pick.random() < 0.4} | {".a.b.x", "[0].2"}
+    index = token_paths(wanted)
+    expected = [_filtered(bag, wanted) for bag in full]
+    assert [tokenize_state_restricted(doc, index, mode=mode, num_suffix=num_suffix) for doc in docs] == expected
+    tokenizer = RestrictedTokenizer(wanted, mode=mode, num_suffix=num_suffix)
+    assert tokenizer.tokenize_many(docs) == expected
+    assert tokenizer.tokenize_many(docs[::-1]) == expected[::-1]  # now from remembered parts
 
 
 def test_restricted_tokenizer_rejects_bad_input():
@@ -98,6 +130,10 @@ def test_restricted_tokenizer_rejects_bad_input():
         tokenize_state_restricted({"a": 1}, token_paths([".a.1"]), mode="sorted")
     with pytest.raises(ValueError, match="JSON object or array"):
         tokenize_state_restricted("text", token_paths([".a.1"]))
+    with pytest.raises(ValueError, match="JSON object or array"):
+        RestrictedTokenizer([".a.1"]).tokenize_many([{"a": 1}, 5])
+    with pytest.raises(ValueError, match="mode must be one of"):
+        RestrictedTokenizer([".a.1"], mode="sorted")
     with pytest.raises(ValueError, match="tokens must be strings"):
         token_paths([".a.1", 7])
     assert isinstance(token_paths([".x[3].y.2"]), TokenPaths)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import dagster as dg
 import orjson
 import polars as pl
 import pytest
+import yaml
+from dagster._config import process_config
 from dagster._core.events import DagsterEventType
+from dagster._core.instance.config import dagster_instance_config
+from dagster._core.run_coordinator import QueuedRunCoordinator
 
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import game_partitions
@@ -22,6 +27,7 @@ from jbag_pipeline.selfplay import selfplay_seeds
 from jbag_pipeline.sensors import decode_cursor, inbox_sensor
 
 selfplay_refresh_schedule = REFRESH.schedule
+REPO = Path(__file__).resolve().parents[2]
 MONDAY_3AM = BLOCK_EPOCH + timedelta(hours=3)
 
 
@@ -114,6 +120,7 @@ def test_followup_starts_the_games_evaluation_then_the_summary_once_the_block_su
     assert summary.job_name == "refresh_summary_job" and summary.run_key == "refresh-summary:block-4"
 
 
+@pytest.mark.filterwarnings("ignore::dagster.BetaWarning")
 def test_followup_sensor_reads_the_block_runs_from_the_instance():
     instance = dg.DagsterInstance.ephemeral()
     smoke = {"resources": {"settings": {"config": {"preset": "smoke"}}}}
@@ -196,3 +203,26 @@ def test_inbox_sensor_run_ingests_the_files(tmp_path):
     assert games.select("game", "game_id", "winner").rows() == [("nim", 1, 0), ("nim", 2, 1)]
     assert lake.read_table(tmp_path.resolve(), "ingested_prototypes").filter(pl.col("frequency") == "full")["seat"] \
         .unique().sort().to_list() == [0, 1]
+
+
+@pytest.mark.parametrize("path", [REPO / "dagster.yaml", REPO / "deploy" / "dagster.yaml"])
+def test_instance_configs_validate(path, tmp_path):
+    (tmp_path / "dagster.yaml").write_text(path.read_text())
+    config, _ = dagster_instance_config(str(tmp_path))
+    assert config["telemetry"] == {"enabled": False}
+    assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
+    assert process_config(QueuedRunCoordinator.config_type(), config["run_coordinator"]["config"]).success
+
+
+def test_deploy_example_runs_on_k8s_with_the_lake_mounted_everywhere():
+    instance = yaml.safe_load((REPO / "deploy" / "dagster.yaml").read_text())
+    assert instance["run_launcher"]["class"] == "K8sRunLauncher"
+    assert "JBAG_DATA_DIR=/lake" in instance["run_launcher"]["config"]["env_vars"]
+    values = yaml.safe_load((REPO / "deploy" / "values.yaml").read_text())
+    (location,) = values["dagster-user-deployments"]["deployments"]
+    assert location["dagsterApiGrpcArgs"] == ["-m", "jbag_pipeline.definitions"]
+    assert {"name": "JBAG_DATA_DIR", "value": "/lake"} in location["env"]
+    assert location["volumeMounts"][0]["mountPath"] == "/lake" and location["includeConfigInLaunchedRuns"]["enabled"]
+    assert values["runLauncher"]["type"] == "K8sRunLauncher"
+    coordinator = values["dagsterDaemon"]["runCoordinator"]["config"]["queuedRunCoordinator"]
+    assert coordinator["tagConcurrencyLimits"] == [{"key": "jbag/ingest", "limit": 1}]

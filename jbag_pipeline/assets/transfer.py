@@ -1,0 +1,59 @@
+"""Transfer assets: JSON-Bag value functions carried from one game variant to another (token mapping)."""
+
+import dagster as dg
+import polars as pl
+
+from jbag_pipeline import lake
+from jbag_pipeline.assets.common import preview, table_metadata
+from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.transfer import (DEFAULT_PAIRS, map_tokens, model_from_tables, selfplay_tables,
+                                    transfer_experiment)
+
+
+def pair_key(pair: dict) -> str:
+    """'connect4-6x7-to-8x8': a partition key naming one source -> target variant pair."""
+    def size(params):
+        return f"{params['rows']}x{params['cols']}"
+    return f"{pair['game']}-{size(pair['source_params'])}-to-{size(pair['target_params'])}"
+
+
+TRANSFER_PAIRS = {pair_key(pair): pair for pair in DEFAULT_PAIRS}
+transfer_partitions = dg.StaticPartitionsDefinition(list(TRANSFER_PAIRS))
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec("token_mappings", group_name="transfer", partitions_def=transfer_partitions,
+                     description="Per target token: the source token it takes its weight from, match kind, distance."),
+        dg.AssetSpec("transfer_results", group_name="transfer", partitions_def=transfer_partitions,
+                     description="Transferred (zero-shot), target-trained, random-mapping and fine-tuned JSON-Bag "
+                                 "OSLA against baseline OSLA on the target variant."),
+    ],
+    check_specs=[dg.AssetCheckSpec("every_method_played", asset="transfer_results")],
+)
+def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
+    key = context.partition_key
+    pair = TRANSFER_PAIRS[key]
+    transfer_settings = settings.get_preset().transfer_settings()
+    game = pair["game"]
+    n_target = max([transfer_settings.target_games, *transfer_settings.finetune_games])
+    source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings)
+    target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings)
+    source_vocabulary = model_from_tables(*source_tables, with_features=False).vocabulary
+    target_vocabulary = model_from_tables(*target_tables, with_features=False).vocabulary
+    mapping = map_tokens(source_vocabulary, target_vocabulary, max_distance=transfer_settings.max_distance) \
+        .with_columns(pl.lit(key).alias("pair"))
+    results = transfer_experiment((game, pair["source_params"]), (game, pair["target_params"]),
+                                  settings=transfer_settings, source_tables=source_tables,
+                                  target_tables=target_tables).with_columns(pl.lit(key).alias("pair"))
+    root = settings.root()
+    mapping_path = lake.write_table(mapping, root, "token_mappings", {"pair": key})
+    results_path = lake.write_table(results, root, "transfer_results", {"pair": key})
+    kinds = mapping.group_by("match_kind").len().sort("match_kind")
+    yield dg.MaterializeResult(asset_key="token_mappings",
+                               metadata={**table_metadata(mapping, mapping_path), "match_kinds": preview(kinds)})
+    yield dg.MaterializeResult(asset_key="transfer_results",
+                               metadata={**table_metadata(results, results_path), "results": preview(results, 20)})
+    methods = set(results["method"])
+    yield dg.AssetCheckResult(asset_key="transfer_results", check_name="every_method_played",
+                              passed={"transferred", "random_mapping", "target_trained"} <= methods)
