@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
-from jbag_pipeline.assets import catalog, evaluation, model, report, selection, selfplay, tictactoe, transfer
-from jbag_pipeline.assets import ingest, ingested_model
+from jbag_pipeline.assets import (catalog, evaluation, ingest, ingested_model, model, reference, report, selection,
+                                  selfplay, tictactoe, transfer)
 from jbag_pipeline.resources import settings_from_env
 from jbag_pipeline.schedules import build_refresh
 from jbag_pipeline.sensors import inbox_sensor
@@ -27,6 +27,7 @@ ALL_ASSETS = [
     tictactoe.tictactoe_jsonbag,
     ingest.ingested_games,
     *ingested_model.INGESTED_MODEL_ASSETS,
+    reference.reference_reproduction,
     catalog.catalog,
     report.report,
 ]

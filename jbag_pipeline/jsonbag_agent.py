@@ -84,10 +84,12 @@ class DeterminizedJsonBagValue(JsonBagValue):
             for row, state in enumerate(states):
                 outside[row] += self._collect(self._tokens(state, seat), row, rows, columns, counts)
         else:  # the restricted tokenizer returns feature tokens only
-            for row, bag in enumerate(self._tokenizer.tokenize_many([state.to_json() for state in states])):
-                columns.extend(map(self._columns.__getitem__, bag))
-                counts.extend(bag.values())
-                rows.extend([row] * len(bag))
+            column = self._columns.__getitem__
+            for row, parts in enumerate(self._tokenizer.tokenize_parts([state.to_json() for state in states])):
+                for bag in parts:  # np.add.at sums a token that several parts hold
+                    columns.extend(map(column, bag))
+                    counts.extend(bag.values())
+                    rows.extend([row] * len(bag))
         return self._values_matrix(self.trajectory, rows, columns, counts, outside)[:, seat]
 
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:

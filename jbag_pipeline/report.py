@@ -234,8 +234,17 @@ def _transfer_section(report: Report, root: Path) -> None:
                    "pair", "method", "n_target_games", "mean_score", "ci_low", "ci_high", "games")], [image])
 
 
+def _reference_section(report: Report, root: Path) -> None:
+    table = lake.read_table(root, "reference_reproduction")
+    report.add("Reproduction of the JSON-Bag paper's agent classification",
+               "Accuracy of predicting which of five agents played a game from its bag (original TAG data, 10 "
+               "random 50/50 splits, mean and sd), with our P-NNS + JSD and our Random Forest, beside the "
+               "published Table III and Table V numbers.", [table])
+
+
 SECTIONS = [("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
             ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
+            ("reference_reproduction", _reference_section),
             ("tictactoe_compression", _tictactoe_section), ("tictactoe_jsonbag", _tictactoe_jsonbag_section)]
 
 

@@ -36,6 +36,8 @@ def _game_of(partition_key: str) -> str:
 
 # unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
 GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
+# assets outside the default selection: they run only when --select names them
+OPT_IN_ASSETS = {"reference_reproduction"}
 
 
 def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
@@ -48,7 +50,7 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
     (once per key; only `pairs` when given), then other partitioned assets (transfer pairs), then the
     unpartitioned assets."""
     known = set(asset_names(assets_defs))
-    chosen = set(select or known)
+    chosen = set(select or known - OPT_IN_ASSETS)
     if games is not None and select is None:
         chosen -= {name for name, game in GAME_SPECIFIC_ASSETS.items() if game not in games}
     unknown = sorted(chosen - known)

@@ -62,9 +62,12 @@ def _oob_accuracy(forest: RandomForestClassifier, labels: np.ndarray) -> float |
 def rank_tokens(bags: pl.DataFrame, winners: pl.DataFrame, *, n_estimators: int = 100, seed: int = 0,
                 where: str = "bags") -> TokenRanking:
     """Fit a seeded forest on the bags (game_id, token, p) of decided games (winners: game_id, winner)."""
-    labelled = bags.join(winners.select("game_id", "winner"), on="game_id", how="semi")
-    matrix, game_ids, tokens = bag_matrix(labelled)
+    matrix, game_ids, tokens = bag_matrix(bags)
     winner_of = dict(zip(winners["game_id"].to_list(), winners["winner"].to_list()))
+    decided = np.array([g in winner_of for g in game_ids.tolist()], dtype=bool)
+    matrix, game_ids = matrix[decided], game_ids[decided]  # row slices, not a copy of the long string table
+    used = np.unique(matrix.indices)  # tokens of decided games only
+    matrix, tokens = matrix[:, used], [tokens[i] for i in used]
     labels = np.array([winner_of[g] for g in game_ids.tolist()], dtype=np.int64)
     seats = np.unique(labels)
     if len(seats) < 2:

@@ -6,6 +6,7 @@ import polars as pl
 
 from jbag_pipeline.tokenize import parse_json, tokenize_state
 
+MAX_COUNT = 2**63 - 1
 TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
 
 
@@ -14,6 +15,10 @@ def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: boo
     games, ids, idxs, tokens, counts = [], [], [], [], []
     for game, game_id, state_idx, doc in states.select("game", "game_id", "state_idx", "doc").iter_rows():
         bag = tokenize_state(parse_json(doc), mode=mode, num_suffix=num_suffix)
+        too_big = next((t for t, c in bag.items() if c > MAX_COUNT), None)
+        if too_big is not None:
+            raise ValueError(f"{game} game {game_id} state {state_idx}: token {too_big!r} counts {bag[too_big]}, "
+                             f"beyond the 64-bit count column (a positive integer that large cannot be a count)")
         n = len(bag)
         games.extend([game] * n)
         ids.extend([game_id] * n)

@@ -5,8 +5,9 @@ tokens only, without walking subtrees that can hold none of them.
   (a token is path + ".value" or, by the positive-integer rule, the bare path), which covers both the
   indexed and the unindexed paths of list items; a walk enters only those paths.
 - a list of plain atoms is counted by distinct value in one C pass, and only its wanted indices are read;
-- RestrictedTokenizer remembers the counts of document parts (second-level entries), so candidate states
-  that differ little (the children of one state, the next decisions of a game) pay only for what changed.
+- RestrictedTokenizer remembers the counts of document parts (second-level entries) and updates an atom
+  list item by item, so candidate states that differ little (the children of one state, the next
+  decisions of a game) pay only for what changed.
 """
 
 from __future__ import annotations
@@ -165,9 +166,10 @@ def tokenize_state_restricted(doc: dict | list, index: TokenPaths, *, mode: str 
 
 
 def _parts(doc: dict, index: TokenPaths, ordered: bool, unordered: bool) -> list[tuple]:
-    """The parts of a document counted separately, as (part key, value, paths, whole): the entries of top-level
-    dicts, the items of top-level lists other than atom lists, and every other top-level entry. A part's
-    tokens depend on its key and value only; `whole` parts are walked as a container, others as one value."""
+    """The parts of a document counted separately, as (part key, value, paths, kind): an entry of a top-level
+    dict ("walk": walked as a one-entry dict at the dict's path), an item of a top-level list ("value": one
+    value at its paths), a top-level atom list ("atoms") or any other top-level entry ("walk" from the root).
+    A part's tokens depend on its key and value only, and a document's tokens are the sum over its parts."""
     parts = []
     for key, value in doc.items():
         path = f".{key}"
@@ -175,20 +177,22 @@ def _parts(doc: dict, index: TokenPaths, ordered: bool, unordered: bool) -> list
             continue
         container = _child(value)[2]
         if type(container) is dict:
-            parts += [((key, inner, "entry"), {inner: item}, [path], True) for inner, item in container.items()]
-        elif type(container) is list and not _BULK_TYPES.issuperset(map(type, container)):
+            parts += [((key, inner, "entry"), {inner: item}, [path], "walk") for inner, item in container.items()]
+        elif type(container) is list and _BULK_TYPES.issuperset(map(type, container)):
+            parts.append(((key, "atoms"), container, [path], "atoms"))
+        elif type(container) is list:
             for i, item in enumerate(container):
                 indexed = f"{path}[{i}]"
                 paths = ([indexed] if ordered and indexed in index.paths else []) + ([path] if unordered else [])
-                parts.append(((key, i, "item"), item, paths, False))
+                parts.append(((key, i, "item"), item, paths, "value"))
         else:
-            parts.append(((key,), {key: value}, [""], True))
+            parts.append(((key,), {key: value}, [""], "walk"))
     return parts
 
 
 def _part_counts(part: tuple, counts: dict, weighted: bool, index: TokenPaths, ordered: bool, unordered: bool):
-    _, value, paths, whole = part
-    if whole:
+    _, value, paths, kind = part
+    if kind != "value":
         _walk(value, paths, counts, weighted, index, ordered, unordered)
     elif paths:
         _walk_value(value, paths, counts, weighted, index, ordered, unordered)
@@ -203,11 +207,12 @@ def _frozen(value) -> bytes | None:
 
 
 class RestrictedTokenizer:
-    """tokenize_state_restricted for a fixed token set and mode, remembering the counts of document parts.
+    """tokenize_state_restricted for a fixed token set and mode that remembers the counts of document parts.
 
     A document is split into parts (see _parts); a part seen before (same key, same serialisation) reuses
-    its counts, so the children of one state, and the next decisions of a game, pay only for what changed.
-    The memory is dropped whenever the remembered serialisations exceed `memo_bytes`.
+    its counts, and a top-level atom list that differs in a few items from its last version is updated
+    item by item. So the children of one state, and the next decisions of a game, pay only for what
+    changed. The memory is dropped whenever the remembered serialisations exceed `memo_bytes`.
     """
 
     def __init__(self, tokens: Iterable[str], *, mode: str = "both", num_suffix: bool = False,
@@ -218,6 +223,7 @@ class RestrictedTokenizer:
         self._ordered, self._unordered = mode != "unordered", mode != "ordered"
         self._memo: dict[tuple, dict[str, int]] = {}
         self._memo_size = 0
+        self._last_lists: dict[tuple, tuple[list, dict[str, int]]] = {}  # atom-list part key -> last (items, counts)
 
     def tokenize(self, doc: dict | list) -> dict[str, int]:
         """tokenize_state(doc) restricted to the token set."""
@@ -225,30 +231,67 @@ class RestrictedTokenizer:
 
     def tokenize_many(self, docs: Sequence[dict | list]) -> list[dict[str, int]]:
         """tokenize_state of every document, restricted to the token set."""
+        bags = []
+        for parts in self.tokenize_parts(docs):
+            counts: dict[str, int] = {}
+            for part in parts:
+                for token, count in part.items():
+                    counts[token] = counts.get(token, 0) + count
+            bags.append(counts)
+        return bags
+
+    def tokenize_parts(self, docs: Sequence[dict | list]) -> list[list[dict[str, int]]]:
+        """Per document, the counts of its parts (a token may appear in several; read-only, they are shared)."""
         for doc in docs:
             _check(doc, self.index, self.mode)
-        return [self._tokenize(doc) for doc in docs]
+        result = []
+        for doc in docs:
+            if type(doc) is not dict:
+                result.append([tokenize_state_restricted(doc, self.index, mode=self.mode, num_suffix=self.num_suffix)])
+            else:
+                result.append([self._part_tokens(part) for part in _parts(doc, self.index, self._ordered,
+                                                                           self._unordered)])
+        return result
 
-    def _tokenize(self, doc: dict | list) -> dict[str, int]:
-        index, weighted, ordered, unordered = self.index, self.num_suffix, self._ordered, self._unordered
-        if type(doc) is not dict:
-            return tokenize_state_restricted(doc, index, mode=self.mode, num_suffix=weighted)
-        counts: dict[str, int] = {}
-        for part in _parts(doc, index, ordered, unordered):
-            frozen = _frozen(part[1])
-            if frozen is None:
-                _part_counts(part, counts, weighted, index, ordered, unordered)
-                continue
-            key = (part[0], frozen)
-            known = self._memo.get(key)
-            if known is None:
-                known = {}
-                _part_counts(part, known, weighted, index, ordered, unordered)
-                if self._memo_size + len(frozen) > self.memo_bytes:
-                    self._memo.clear()
-                    self._memo_size = 0
-                self._memo[key] = known
-                self._memo_size += len(frozen)
-            for token, count in known.items():
-                counts[token] = counts.get(token, 0) + count
-        return counts
+    def _part_tokens(self, part: tuple) -> dict[str, int]:
+        key, value, _, kind = part
+        frozen = _frozen(value)
+        known = None if frozen is None else self._memo.get((key, frozen))
+        if known is not None:
+            return known
+        known = self._list_update(part) if kind == "atoms" else None
+        if known is None:
+            known = {}
+            _part_counts(part, known, self.num_suffix, self.index, self._ordered, self._unordered)
+        if kind == "atoms":
+            self._last_lists[key] = (list(value), known)
+        if frozen is not None:
+            if self._memo_size + len(frozen) > self.memo_bytes:
+                self._memo.clear()
+                self._last_lists.clear()
+                self._memo_size = 0
+            self._memo[(key, frozen)] = known
+            self._memo_size += len(frozen)
+        return known
+
+    def _list_update(self, part: tuple) -> dict[str, int] | None:
+        """The counts of an atom list from its last version's, when few items changed (None: count afresh)."""
+        key, items, (path,), _ = part
+        last = self._last_lists.get(key)
+        if last is None or len(last[0]) != len(items):
+            return None
+        old_items, old_counts = last
+        changed = [i for i, (old, new) in enumerate(zip(old_items, items)) if old != new]  # exact on int/str/None
+        if 4 * len(changed) > len(items):
+            return None
+        counts = dict(old_counts)
+        for i in changed:
+            indexed = f"{path}[{i}]"
+            paths = ([indexed] if self._ordered and indexed in self.index.paths else []) + \
+                ([path] if self._unordered else [])
+            for item, times in ((old_items[i], -1), (items[i], 1)):
+                suffix, weight, container = _NONE_ATOM if item is None else _atom(item)
+                if container is not None:
+                    return None  # a string holding a JSON container
+                _emit(counts, self.index.tokens, paths, suffix, weight, times, self.num_suffix)
+        return {token: count for token, count in counts.items() if count}

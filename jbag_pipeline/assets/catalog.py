@@ -11,7 +11,9 @@ from jbag_pipeline.resources import JbagSettings
                                       "segmented_bags", "selected_features", "feature_summary",
                                       "evaluation_games", "evaluation_summary", "paper_table_1", "paper_table_2",
                                       "effect_sizes", "token_mappings", "transfer_results",
-                                      "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag"],
+                                      "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag",
+                                      "ingested_games", "ingested_tokens", "ingested_bags", "ingested_prototypes",
+                                      "ingested_classification"],
           description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).")
 def catalog(context: dg.AssetExecutionContext, settings: JbagSettings) -> dg.MaterializeResult:
     root = settings.root()

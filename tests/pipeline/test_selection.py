@@ -103,7 +103,9 @@ def test_variants_per_frequency_and_draws_excluded():
     winners = WINNERS[:40] + [None] * 10
     bags = pl.concat([_bags(winners, ".signal", frequency=f, segment=s, seed=s)
                       for f in ("full", "interval", "random") for s in (1, 2)])
-    result = select_features(bags, _games(winners), k=4, n_estimators=10, seed=0)
+    draw_only = pl.DataFrame([("g", "full", 2, 45, ".draw_only", 0.5)], schema=BAGS_SCHEMA, orient="row")
+    result = select_features(pl.concat([bags, draw_only]), _games(winners), k=4, n_estimators=10, seed=0)
+    assert ".draw_only" not in result.features["token"].to_list()
     assert sorted(result.summary["variant"]) == sorted(
         ["full", "interval", "random", "full_seg", "interval_seg", "random_seg", "none", "adaptive"])
     assert set(result.summary["n_trajectories"]) == {40}
