@@ -22,13 +22,14 @@ from scipy.special import rel_entr
 from engines.agents.osla import OSLAAgent
 from engines.base import Action
 from jbag_pipeline.sampling import FREQUENCIES
-from jbag_pipeline.tokenize import TokenFilter, tokenize_state
+from jbag_pipeline.tokenize import TokenFilter
 from jbag_pipeline.tokenize_restricted import RestrictedTokenizer
 from jbag_pipeline.value import _OUTSIDE, JsonBagValue
 
 FEATURE_VARIANTS = ("full", "interval", "random", "full_seg", "interval_seg", "random_seg", "adaptive", "none")
 NO_SELECTION = "none"  # every token: the value is exact JSD over the prototypes' full vocabulary
 _LN2 = math.log(2.0)
+_PART_CACHE_LIMIT = 200_000
 
 
 class DeterminizedJsonBagValue(JsonBagValue):
@@ -45,7 +46,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
             raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
         self.frequency, self.seed, self._game_seed = frequency, int(seed), None
         super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
-        self._tokenizer = RestrictedTokenizer(self.features, mode="both", num_suffix=True) if self.restricted else None
+        self._columns_of_part: dict[int, tuple] = {}
+        self._tokenizer = RestrictedTokenizer(self.features if self.restricted else None, mode="both", num_suffix=True)
         totals = self.prototypes.sum(axis=1)
         self._empty = totals == 0
         self._shares = self.prototypes / np.where(self._empty, 1.0, totals)[:, None]
@@ -80,16 +82,13 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         rows, columns, counts = [], [], []
         outside = np.full(len(states), self.trajectory_outside)
-        if self._tokenizer is None:
-            for row, state in enumerate(states):
-                outside[row] += self._collect(self._tokens(state, seat), row, rows, columns, counts)
-        else:  # the restricted tokenizer returns feature tokens only
-            column = self._columns.__getitem__
-            for row, parts in enumerate(self._tokenizer.tokenize_parts([state.to_json() for state in states])):
-                for bag in parts:  # np.add.at sums a token that several parts hold
-                    columns.extend(map(column, bag))
-                    counts.extend(bag.values())
-                    rows.extend([row] * len(bag))
+        for row, parts in enumerate(self._tokenizer.tokenize_parts([state.to_json() for state in states])):
+            for bag in parts:  # np.add.at sums a token that several parts hold
+                _, bag_columns, bag_counts, bag_outside = self._part_columns(bag)
+                columns.extend(bag_columns)
+                counts.extend(bag_counts)
+                rows.extend([row] * len(bag_columns))
+                outside[row] += bag_outside
         return self._values_matrix(self.trajectory, rows, columns, counts, outside)[:, seat]
 
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
@@ -107,26 +106,27 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     def _tokens(self, state, seat: int) -> dict[str, int]:
         """Tokens of a state that is already a determinization from `seat`'s view (never the real hidden state)."""
-        doc = state.to_json()
-        if self._tokenizer is None:
-            return tokenize_state(doc, mode="both", num_suffix=True)
-        return self._tokenizer.tokenize(doc)
+        return self._tokenizer.tokenize(state.to_json())
 
-    def _collect(self, bag: Mapping[str, int], row: int, rows: list, columns: list, counts: list) -> float:
-        """Append the bag's indexed tokens as (row, column, count); returns its count outside the index."""
-        index = self._columns
-        outside = 0.0
-        for token, count in bag.items():
-            column = index.get(token)
-            if column is None:
-                column = index[token] = self._column_code(token)
-            if column >= 0:
-                rows.append(row)
-                columns.append(column)
-                counts.append(count)
-            elif column == _OUTSIDE:
-                outside += count
-        return outside
+    def _part_columns(self, bag: dict[str, int]) -> tuple[dict, list[int], list[int], float]:
+        """(bag, its columns, their counts, its count outside the index), cached per part (the tokenizer
+        hands out the same remembered dict for a repeated part; the entry holds it, so its id stays unique)."""
+        entry = self._columns_of_part.get(id(bag))
+        if entry is None or entry[0] is not bag:
+            index, columns, counts, outside = self._columns, [], [], 0.0
+            for token, count in bag.items():
+                column = index.get(token)
+                if column is None:
+                    column = index[token] = self._column_code(token)
+                if column >= 0:
+                    columns.append(column)
+                    counts.append(count)
+                elif column == _OUTSIDE:
+                    outside += count
+            if len(self._columns_of_part) >= _PART_CACHE_LIMIT:
+                self._columns_of_part.clear()
+            entry = self._columns_of_part[id(bag)] = (bag, columns, counts, outside)
+        return entry
 
     def _values_matrix(self, base: np.ndarray, rows: list, columns: list, counts: list,
                        outside: np.ndarray) -> np.ndarray:

@@ -62,7 +62,17 @@ PRESETS: dict[str, Preset] = {
     ),
     "demo": Preset(
         name="demo", seed=0,
-        games=_runs(selfplay=60, iterations=100, rollout=50, eval_games=5),
+        games={
+            "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=4),
+            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=5),
+            "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=3),
+            "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=2),
+            "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=1),
+            "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=1),
+            "seven_wonders": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=1),
+        },
+        transfer={"source_games": 40, "target_games": 200, "mcts_iterations": 10, "rollout_length": 20,
+                  "games_per_seat": 4},
     ),
     "paper": Preset(
         name="paper", seed=0,

@@ -13,11 +13,13 @@ tokens only, without walking subtrees that can hold none of them.
 from __future__ import annotations
 
 from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
+from itertools import compress
+from operator import ne
 from typing import Iterable, NamedTuple, Sequence
 
 import orjson
 
-from jbag_pipeline.tokenize import _ATOMS, _atom, _check_mode, _child
+from jbag_pipeline.tokenize import _ATOMS, _atom, _check_mode, _child, tokenize_state
 
 
 class TokenPaths(NamedTuple):
@@ -146,12 +148,15 @@ def _walk_value(value, paths: list[str], counts: dict, weighted: bool, index: To
         _walk(container, paths, counts, weighted, index, ordered, unordered)
 
 
+_EVERY_TOKEN = object()  # RestrictedTokenizer(None): no restriction
+
+
 def _check(doc, index, mode: str) -> None:
     _check_mode(mode)
     if not isinstance(doc, (dict, list)):
         raise ValueError(f"tokenize: the state must be a JSON object or array (a dict or list), "
                          f"got {type(doc).__name__}")
-    if not isinstance(index, TokenPaths):
+    if index is not _EVERY_TOKEN and not isinstance(index, TokenPaths):
         raise ValueError(f"tokenize_state_restricted: index must be a TokenPaths (from token_paths), "
                          f"got {type(index).__name__}")
 
@@ -209,16 +214,16 @@ def _frozen(value) -> bytes | None:
 class RestrictedTokenizer:
     """tokenize_state_restricted for a fixed token set and mode that remembers the counts of document parts.
 
-    A document is split into parts (see _parts); a part seen before (same key, same serialisation) reuses
-    its counts, and a top-level atom list that differs in a few items from its last version is updated
+    A document is split into parts (see _parts; with tokens=None, every token counts and the parts are the
+    top-level entries); a part seen before (same key, same serialisation) reuses its counts, and a top-level atom list that differs in a few items from its last version is updated
     item by item. So the children of one state, and the next decisions of a game, pay only for what
     changed. The memory is dropped whenever the remembered serialisations exceed `memo_bytes`.
     """
 
-    def __init__(self, tokens: Iterable[str], *, mode: str = "both", num_suffix: bool = False,
+    def __init__(self, tokens: Iterable[str] | None, *, mode: str = "both", num_suffix: bool = False,
                  memo_bytes: int = 32 << 20):
         _check_mode(mode)
-        self.index = token_paths(tokens)
+        self.index = None if tokens is None else token_paths(tokens)
         self.mode, self.num_suffix, self.memo_bytes = mode, num_suffix, memo_bytes
         self._ordered, self._unordered = mode != "unordered", mode != "ordered"
         self._memo: dict[tuple, dict[str, int]] = {}
@@ -243,15 +248,22 @@ class RestrictedTokenizer:
     def tokenize_parts(self, docs: Sequence[dict | list]) -> list[list[dict[str, int]]]:
         """Per document, the counts of its parts (a token may appear in several; read-only, they are shared)."""
         for doc in docs:
-            _check(doc, self.index, self.mode)
+            _check(doc, _EVERY_TOKEN if self.index is None else self.index, self.mode)
         result = []
         for doc in docs:
             if type(doc) is not dict:
-                result.append([tokenize_state_restricted(doc, self.index, mode=self.mode, num_suffix=self.num_suffix)])
+                result.append([self._whole(doc)])
+            elif self.index is None:  # every token: the top-level entries are the parts
+                result.append([self._part_tokens(((key,), {key: value}, None, "top")) for key, value in doc.items()])
             else:
                 result.append([self._part_tokens(part) for part in _parts(doc, self.index, self._ordered,
                                                                            self._unordered)])
         return result
+
+    def _whole(self, doc: dict | list) -> dict[str, int]:
+        if self.index is None:
+            return tokenize_state(doc, mode=self.mode, num_suffix=self.num_suffix)
+        return tokenize_state_restricted(doc, self.index, mode=self.mode, num_suffix=self.num_suffix)
 
     def _part_tokens(self, part: tuple) -> dict[str, int]:
         key, value, _, kind = part
@@ -260,7 +272,9 @@ class RestrictedTokenizer:
         if known is not None:
             return known
         known = self._list_update(part) if kind == "atoms" else None
-        if known is None:
+        if known is None and kind == "top":
+            known = self._whole(value)
+        elif known is None:
             known = {}
             _part_counts(part, known, self.num_suffix, self.index, self._ordered, self._unordered)
         if kind == "atoms":
@@ -281,7 +295,7 @@ class RestrictedTokenizer:
         if last is None or len(last[0]) != len(items):
             return None
         old_items, old_counts = last
-        changed = [i for i, (old, new) in enumerate(zip(old_items, items)) if old != new]  # exact on int/str/None
+        changed = list(compress(range(len(items)), map(ne, old_items, items)))  # != is exact on int/str/None
         if 4 * len(changed) > len(items):
             return None
         counts = dict(old_counts)
