@@ -19,10 +19,10 @@ from engines import GAMES, load_game
 from engines.agents import OSLAAgent, RandomAgent
 from engines.agents.osla import ScoreValue
 from engines.match import play_match
+from jbag_pipeline.bags import normalise
 from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
 from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.selection import rank_tokens, top_k
-from jbag_pipeline.bags import normalise
 from jbag_pipeline.tokenize import TokenFilter, tokenize_trajectory
 
 TRAINING_GAMES = 20
@@ -32,7 +32,7 @@ TOP_K = 100
 
 
 def training_model(game) -> tuple[list[dict], list[str]]:
-    """Per-seat prototypes (frequency full) and the top-100 features from seeded random games (outcome fields dropped)."""
+    """Per-seat prototypes (frequency full) and the top-100 features of seeded random games (outcomes dropped)."""
     bags, winners = [], []
     for seed in range(TRAINING_GAMES):
         record = play_match(game, [RandomAgent() for _ in range(game.n_players)], seed=10_000 + seed)
@@ -41,7 +41,8 @@ def training_model(game) -> tuple[list[dict], list[str]]:
     prototypes = build_prototypes(list(zip(bags, winners)))
     rows = [{"game_id": i, "token": token, "p": share}
             for i, bag in enumerate(bags) for token, share in normalise(bag).items()]
-    decided = pl.DataFrame({"game_id": list(range(len(bags))), "winner": winners}).filter(pl.col("winner").is_not_null())
+    decided = pl.DataFrame({"game_id": list(range(len(bags))), "winner": winners}).filter(
+        pl.col("winner").is_not_null())
     ranking = rank_tokens(pl.DataFrame(rows), decided, n_estimators=50, seed=0, where=game.name)
     return [prototypes.get(seat, {}) for seat in range(game.n_players)], ranking.tokens[:top_k(ranking, TOP_K)]
 
@@ -60,36 +61,59 @@ def decision_states(game) -> list:
     return states[::step][:MAX_DECISIONS]
 
 
-def candidates(states: list) -> list[tuple]:
-    """(child, seat) for every legal action of every decision state, from one determinization each."""
-    rng, pairs = random.Random(0), []
+def candidates(states: list) -> list[tuple[list, int]]:
+    """(children, seat) of every decision state: one child per legal action, from one determinization."""
+    rng, decisions = random.Random(0), []
     for state in states:
-        seat = state.current_player
+        seat, children = state.current_player, []
         sample = state.determinize(seat, rng)
         for action in state.legal_actions():
             child = sample.clone()
             child.apply(action)
-            pairs.append((child, seat))
-    return pairs
+            children.append(child)
+        decisions.append((children, seat))
+    return decisions
 
 
-def _evaluate(value, states: list, pairs: list) -> float:
-    """Seconds to value every candidate (begin_decision once per decision state first, as OSLA does)."""
+def _evaluate(value, states: list, decisions: list, batched: bool) -> float:
+    """Seconds to value every candidate (begin_decision once per decision state first, as OSLA does), one
+    value() call per candidate or one values_batch() call per decision."""
     start = time.perf_counter()
-    for state in states:
-        value.begin_decision(state, state.current_player)
-    for child, seat in pairs:
-        value.value(child, seat)
+    for state, (children, seat) in zip(states, decisions):
+        value.begin_decision(state, seat)
+        if batched:
+            value.values_batch(children, seat)
+        else:
+            for child in children:
+                value.value(child, seat)
     return time.perf_counter() - start
 
 
-def _decide(agent, states: list) -> float:
-    """Seconds for one choose() per decision state."""
-    agent.reset(7)
-    start = time.perf_counter()
-    for state in states:
-        agent.choose(state)
-    return time.perf_counter() - start
+class _TimedAgent:
+    """Wraps an agent and adds up the seconds of its choose() calls."""
+
+    def __init__(self, agent):
+        self.agent, self.seconds, self.decisions = agent, 0.0, 0
+
+    def reset(self, seed: int) -> None:
+        self.agent.reset(seed)
+
+    def choose(self, state):
+        start = time.perf_counter()
+        action = self.agent.choose(state)
+        self.seconds += time.perf_counter() - start
+        self.decisions += 1
+        return action
+
+
+def _evaluation_game(game, jsonbag: JsonBagOSLAAgent, seat: int, seed: int) -> tuple[float, float]:
+    """One evaluation game (JSON-Bag OSLA in `seat`, baseline OSLAs elsewhere; their turns interleave):
+    seconds per decision of the JSON-Bag agent and of the baseline agents."""
+    agents = [_TimedAgent(jsonbag if p == seat else OSLAAgent()) for p in range(game.n_players)]
+    play_match(game, agents, seed=seed)
+    baseline = [a for p, a in enumerate(agents) if p != seat]
+    return (agents[seat].seconds / agents[seat].decisions,
+            sum(a.seconds for a in baseline) / sum(a.decisions for a in baseline))
 
 
 def _interleaved(subjects: dict, run_one, repeats: int) -> dict[str, float]:
@@ -109,27 +133,37 @@ def run(repeats: int = 5) -> list[dict]:
         game = load_game(name)
         prototypes, features = training_model(game)
         states = decision_states(game)
-        pairs = candidates(states)
+        decisions = candidates(states)
+        n_candidates = sum(len(children) for children, _ in decisions)
         values = {"ours (top100)": DeterminizedJsonBagValue(prototypes, features, seed=1),
-                  "ours (none)": DeterminizedJsonBagValue(prototypes, None, seed=1), "baseline ScoreValue": ScoreValue()}
+                  "ours (none)": DeterminizedJsonBagValue(prototypes, None, seed=1),
+                  "baseline ScoreValue": ScoreValue()}
+        subjects = {**{name: (value, False) for name, value in values.items()},
+                    "ours batched (top100)": (values["ours (top100)"], True)}
 
-        def evaluate(value):
+        def evaluate(subject):
+            value, batched = subject
             if hasattr(value, "reset"):
                 value.reset(3)
-            return _evaluate(value, states, pairs)
+            return _evaluate(value, states, decisions, batched)
 
-        medians = _interleaved(values, evaluate, repeats)
+        medians = _interleaved(subjects, evaluate, repeats)
         for subject, median in medians.items():
             ratio = None if subject == "baseline ScoreValue" else medians["baseline ScoreValue"] / median
             rows.append({"benchmark": f"value_evals/{name}", "subject": subject, "metric": "evals/s",
-                         "median": len(pairs) / median, "ratio": ratio})
-        agents = {"ours (top100)": JsonBagOSLAAgent(values["ours (top100)"]), "ours (none)": JsonBagOSLAAgent(values["ours (none)"]),
-                  "baseline ScoreValue": OSLAAgent()}
-        medians = _interleaved(agents, lambda agent: _decide(agent, states), repeats)
+                         "median": n_candidates / median, "ratio": ratio})
+        per_decision: dict[str, list[float]] = {"ours (top100)": [], "ours (none)": [], "baseline ScoreValue": []}
+        for subject in ("ours (top100)", "ours (none)"):
+            jsonbag = JsonBagOSLAAgent(values[subject])  # one value per pair, as play_evaluation builds it
+            for repeat in range(repeats):
+                ours, baseline = _evaluation_game(game, jsonbag, seat=repeat % game.n_players, seed=30_000 + repeat)
+                per_decision[subject].append(ours)
+                per_decision["baseline ScoreValue"].append(baseline)
+        medians = {subject: statistics.median(seconds) for subject, seconds in per_decision.items()}
         for subject, median in medians.items():
             ratio = None if subject == "baseline ScoreValue" else median / medians["baseline ScoreValue"]
             rows.append({"benchmark": f"osla_decision/{name}", "subject": subject, "metric": "ms/decision",
-                         "median": 1000 * median / len(states), "ratio": ratio})
+                         "median": 1000 * median, "ratio": ratio})
     return rows
 
 

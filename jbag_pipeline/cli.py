@@ -14,7 +14,7 @@ def cmd_run(args) -> int:
     from jbag_pipeline.definitions import ALL_ASSETS
     from jbag_pipeline.presets import get_preset
     from jbag_pipeline.resources import JbagSettings
-    from jbag_pipeline.runner import dagster_instance, materialize_all
+    from jbag_pipeline.runner import dagster_instance, fail_orphaned_runs, materialize_all
 
     preset = get_preset(args.preset, args.seed)  # validates the name before anything runs
     root = lake.data_dir(args.data_dir)
@@ -22,8 +22,11 @@ def cmd_run(args) -> int:
     select = [s.strip() for s in args.select.split(",")] if args.select else None
     games = [g.strip() for g in args.games.split(",")] if args.games else None
     print(f"jbag run: preset {preset.name}, seed {preset.seed}, data in {root}")
+    instance = dagster_instance(root)
+    for run_id in fail_orphaned_runs(instance):
+        print(f"marked Dagster run {run_id} failed: the jbag run that started it was killed")
     start = time.perf_counter()
-    results = materialize_all(ALL_ASSETS, settings, select, games, instance=dagster_instance(root))
+    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
     slowest = sorted(results, key=lambda r: -r.seconds)[:5]
     for r in slowest:

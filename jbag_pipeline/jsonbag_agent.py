@@ -37,7 +37,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     Restricted to features, states are tokenized by a RestrictedTokenizer, which skips every subtree that
     can hold no feature and reuses the counts of unchanged parts. values_batch values many candidates in
-    one numpy pass (JSD over the columns the batch uses, to all prototypes at once). reset(seed) re-seeds the determinization and sampling RNGs.
+    one numpy pass (JSD over the columns the batch uses, to all prototypes at once). reset(seed) re-seeds
+    the determinization and sampling RNGs.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
@@ -249,6 +250,7 @@ def make_jsonbag_value(prototypes: pl.DataFrame, features: pl.DataFrame, frequen
     if len(games) > 1:
         raise ValueError(f"make_jsonbag_value: winner_prototypes and selected_features are of different games "
                          f"{sorted(games)}")
-    return DeterminizedJsonBagValue(prototype_bags(prototypes, frequency, n_players), selected_tokens(features, variant),
-                                    frequency=frequency, seed=seed, token_filter=token_filter)
+    return DeterminizedJsonBagValue(prototype_bags(prototypes, frequency, n_players),
+                                    selected_tokens(features, variant), frequency=frequency, seed=seed,
+                                    token_filter=token_filter)
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.resources import JbagSettings
@@ -82,13 +84,14 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
                     progress=print) -> list[StepResult]:
     """Run every planned step; stops at the first failure with Dagster's error."""
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
+    tags = process_tag()
     results = []
     for i, (keys, partition) in enumerate(steps, 1):
         label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  ({partition})" if partition else "")
         progress(label + " ...")
         start = time.perf_counter()
         outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
-                                 resources={"settings": settings}, instance=instance, raise_on_error=True)
+                                 resources={"settings": settings}, instance=instance, tags=tags, raise_on_error=True)
         rows = {}
         for event in outcome.get_asset_materialization_events():
             mat = event.event_specific_data.materialization
@@ -117,3 +120,34 @@ def dagster_instance(root: Path) -> dg.DagsterInstance:
     """The persistent instance under DAGSTER_HOME, shared with `make ui` so CLI runs show in the UI."""
     os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(root))
     return dg.DagsterInstance.get()
+
+
+PROCESS_TAG = "jbag/process"  # host:pid:start time of the process that materialises a run
+
+
+def process_tag() -> dict[str, str]:
+    """Run tags naming this process, so that a later `jbag run` can tell the run's process has died."""
+    me = psutil.Process()
+    return {PROCESS_TAG: f"{socket.gethostname()}:{me.pid}:{me.create_time():.3f}"}
+
+
+def _process_gone(tag: str) -> bool:
+    parts = tag.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False  # another machine's process (or not our tag): cannot tell
+    _, pid, started = parts
+    try:
+        process = psutil.Process(int(pid))
+        return f"{process.create_time():.3f}" != started or process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed the in-progress runs whose `jbag run` process on this host is gone (killed); left alone they
+    stay STARTED for ever and count against the UI queue's max_concurrent_runs. Returns their run ids."""
+    running = instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]))
+    orphans = [run for run in running if PROCESS_TAG in run.tags and _process_gone(run.tags[PROCESS_TAG])]
+    for run in orphans:
+        instance.report_run_failed(run, f"its process ({run.tags[PROCESS_TAG]}) is gone; marked failed by jbag run")
+    return [run.run_id for run in orphans]

@@ -139,5 +139,6 @@ def effect_sizes(evaluation_games: pl.DataFrame) -> pl.DataFrame:
         of_game = evaluation_games.filter(pl.col("game") == game)
         scores = of_game["score"].to_numpy()
         for factor in EFFECT_FACTORS:
-            rows.append({"game": game, "factor": factor, "eta_squared": eta_squared(scores, of_game[factor].to_numpy())})
+            eta = eta_squared(scores, of_game[factor].to_numpy())
+            rows.append({"game": game, "factor": factor, "eta_squared": eta})
     return pl.DataFrame(rows, schema=EFFECT_SIZES_SCHEMA)

@@ -5,9 +5,9 @@ tokens only, without walking subtrees that can hold none of them.
   (a token is path + ".value" or, by the positive-integer rule, the bare path), which covers both the
   indexed and the unindexed paths of list items; a walk enters only those paths.
 - a list of plain atoms is counted by distinct value in one C pass, and only its wanted indices are read;
-- RestrictedTokenizer remembers the counts of document parts (second-level entries) and updates an atom
-  list item by item, so candidate states that differ little (the children of one state, the next
-  decisions of a game) pay only for what changed.
+- RestrictedTokenizer remembers the counts of document parts (containers down to two levels of nesting)
+  and updates an atom list item by item, so candidate states that differ little (the children of one
+  state, the next decisions of a game) pay only for what changed.
 """
 
 from __future__ import annotations
@@ -170,29 +170,52 @@ def tokenize_state_restricted(doc: dict | list, index: TokenPaths, *, mode: str 
     return counts
 
 
-def _parts(doc: dict, index: TokenPaths, ordered: bool, unordered: bool) -> list[tuple]:
-    """The parts of a document counted separately, as (part key, value, paths, kind): an entry of a top-level
-    dict ("walk": walked as a one-entry dict at the dict's path), an item of a top-level list ("value": one
-    value at its paths), a top-level atom list ("atoms") or any other top-level entry ("walk" from the root).
-    A part's tokens depend on its key and value only, and a document's tokens are the sum over its parts."""
-    parts = []
-    for key, value in doc.items():
-        path = f".{key}"
-        if path not in index.paths:
+_PART_DEPTH = 2  # levels of nesting split into parts (deeper splitting costs as much as it saves)
+
+
+def _parts(doc: dict | list, index: TokenPaths, ordered: bool, unordered: bool) -> list[tuple]:
+    """The parts of a document counted separately, as (part key, value, paths, kind); its tokens are the sum
+    of theirs, and a part's tokens depend on its key and value only (the key is its place in the document)."""
+    parts: list[tuple] = []
+    _split(doc, [""], (), _PART_DEPTH, parts, index, ordered, unordered)
+    return parts
+
+
+def _split(node: dict | list, paths: list[str], key: tuple, depth: int, parts: list, index: TokenPaths,
+           ordered: bool, unordered: bool) -> None:
+    """Split a container living at `paths`: an atom list is one part ("atoms"), the atoms of a dict one part
+    ("walk": walked as a dict at `paths`), an atom in a list one part ("value"); containers recurse until
+    `depth` runs out and are then one part ("walk")."""
+    is_dict = type(node) is dict
+    if depth == 0 or not (is_dict or type(node) is list):
+        parts.append((key + ("walk",), node, paths, "walk"))
+        return
+    if not is_dict and _BULK_TYPES.issuperset(map(type, node)):
+        parts.append((key + ("atoms",), node, paths, "atoms"))
+        return
+    allowed, atoms = index.paths, {}
+    for inner, value in (node.items() if is_dict else enumerate(node)):
+        if is_dict:
+            inner = inner if type(inner) is str else str(inner)  # in part keys, str keys and int indices differ
+            if inner not in index.keys:
+                continue
+            inner_paths = [path for p in paths if (path := f"{p}.{inner}") in allowed]
+        else:
+            inner_paths = [path for p in paths if (path := f"{p}[{inner}]") in allowed] if ordered else []
+            if unordered:
+                inner_paths += paths
+        if not inner_paths:
             continue
         container = _child(value)[2]
-        if type(container) is dict:
-            parts += [((key, inner, "entry"), {inner: item}, [path], "walk") for inner, item in container.items()]
-        elif type(container) is list and _BULK_TYPES.issuperset(map(type, container)):
-            parts.append(((key, "atoms"), container, [path], "atoms"))
-        elif type(container) is list:
-            for i, item in enumerate(container):
-                indexed = f"{path}[{i}]"
-                paths = ([indexed] if ordered and indexed in index.paths else []) + ([path] if unordered else [])
-                parts.append(((key, i, "item"), item, paths, "value"))
-        else:
-            parts.append(((key,), {key: value}, [""], "walk"))
-    return parts
+        if container is None:
+            if is_dict:
+                atoms[inner] = value
+            else:
+                parts.append((key + (inner, "value"), value, inner_paths, "value"))
+        elif container:
+            _split(container, inner_paths, key + (inner,), depth - 1, parts, index, ordered, unordered)
+    if atoms:
+        parts.append((key + ("atoms of dict",), atoms, paths, "walk"))
 
 
 def _part_counts(part: tuple, counts: dict, weighted: bool, index: TokenPaths, ordered: bool, unordered: bool):
@@ -215,9 +238,9 @@ class RestrictedTokenizer:
     """tokenize_state_restricted for a fixed token set and mode that remembers the counts of document parts.
 
     A document is split into parts (see _parts; with tokens=None, every token counts and the parts are the
-    top-level entries); a part seen before (same key, same serialisation) reuses its counts, and a top-level atom list that differs in a few items from its last version is updated
-    item by item. So the children of one state, and the next decisions of a game, pay only for what
-    changed. The memory is dropped whenever the remembered serialisations exceed `memo_bytes`.
+    top-level entries); a part seen before (same key, same serialisation) reuses its counts, and an atom
+    list that differs in a few items from its last version is updated item by item. So the children of one
+    state, and the next decisions of a game, pay only for what changed. The memory is dropped whenever the remembered serialisations exceed `memo_bytes`.
     """
 
     def __init__(self, tokens: Iterable[str] | None, *, mode: str = "both", num_suffix: bool = False,
@@ -290,7 +313,7 @@ class RestrictedTokenizer:
 
     def _list_update(self, part: tuple) -> dict[str, int] | None:
         """The counts of an atom list from its last version's, when few items changed (None: count afresh)."""
-        key, items, (path,), _ = part
+        key, items, paths, _ = part
         last = self._last_lists.get(key)
         if last is None or len(last[0]) != len(items):
             return None
@@ -299,13 +322,14 @@ class RestrictedTokenizer:
         if 4 * len(changed) > len(items):
             return None
         counts = dict(old_counts)
+        allowed = self.index.paths
         for i in changed:
-            indexed = f"{path}[{i}]"
-            paths = ([indexed] if self._ordered and indexed in self.index.paths else []) + \
-                ([path] if self._unordered else [])
+            item_paths = [path for p in paths if (path := f"{p}[{i}]") in allowed] if self._ordered else []
+            if self._unordered:
+                item_paths += paths
             for item, times in ((old_items[i], -1), (items[i], 1)):
                 suffix, weight, container = _NONE_ATOM if item is None else _atom(item)
                 if container is not None:
                     return None  # a string holding a JSON container
-                _emit(counts, self.index.tokens, paths, suffix, weight, times, self.num_suffix)
+                _emit(counts, self.index.tokens, item_paths, suffix, weight, times, self.num_suffix)
         return {token: count for token, count in counts.items() if count}

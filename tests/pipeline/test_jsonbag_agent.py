@@ -101,6 +101,23 @@ def test_restricted_tokenizer_handles_bare_tokens_indices_and_json_strings():
     assert tokenize_state_restricted(doc, token_paths(set()), num_suffix=True) == {}
 
 
+def test_atom_lists_are_updated_item_by_item():
+    rng = random.Random(4)
+    values = [0, 1, 2, 7, "x", "3", None, "[1]"]  # "[1]" holds a JSON container: counted afresh
+    lists = [[rng.choice(values[:7]) for _ in range(24)]]
+    for _ in range(30):
+        changed = list(lists[-1])
+        changed[rng.randrange(24)] = rng.choice(values)
+        lists.append(changed)
+    docs = [{"deck": items, "meta": {"pile": items[::-1]}} for items in lists]
+    wanted = {t for doc in docs for t in tokenize_state(doc, num_suffix=True) if rng.random() < 0.5}
+    for mode in MODES:
+        tokenizer = RestrictedTokenizer(wanted, mode=mode, num_suffix=True)
+        for doc in docs:
+            assert tokenizer.tokenize(doc) == _filtered(tokenize_state(doc, mode=mode, num_suffix=True), wanted)
+    assert tokenizer._last_lists  # the list parts went through the item-by-item update
+
+
 json_atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 12), st.sampled_from(["x", "2", "true", "[1, 2]",
                                                                                      "{\"k\": 3}", "a.b", "1.50"]))
 json_keys = st.sampled_from(["a", "b", "a.b", "c[1]", "", "0"])
