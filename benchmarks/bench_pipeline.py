@@ -1,43 +1,47 @@
 """Pipeline: wall time, CPU time and peak RSS of the smoke preset (and the demo preset on request) per asset group.
 
 Each Dagster asset group is materialised by its own `jbag run --preset P --data-dir <tmp> --select <group>`
-subprocess, in dependency order into one fresh data directory, so the peak RSS (ru_maxrss from os.wait4) and
-the times are the group's own. Every subprocess pays the interpreter and Dagster start-up, so "all groups"
-(the sums; the largest peak) bounds one `jbag run` from above; "step s" is the time inside the
-materialisation steps that `jbag run` prints. One run per preset: `repeats` does not apply. CPU s (user +
-system) is given beside wall s because on a loaded machine the wall time mostly measures waiting.
+subprocess, in dependency order into one fresh data directory, so the peak RSS (ru_maxrss, see
+benchmarks/measured.py) and the times are the group's own. Assets a plain `jbag run` skips are skipped. Every
+subprocess pays the interpreter and Dagster start-up, so "all groups" (the sums; the largest peak) bounds one
+`jbag run` from above; "step s" is the time inside the materialisation steps that `jbag run` prints. One run
+per preset: `repeats` does not apply. CPU s (user + system) is given beside wall s because on a loaded
+machine the wall time mostly measures waiting.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchmarks.measured import measure
 
 ROOT = Path(__file__).resolve().parents[1]
 STEP_DONE = re.compile(r"^\s*done in ([0-9.]+)s", re.MULTILINE)
 
 
 def asset_groups() -> list[tuple[str, list[str]]]:
-    """(group, asset keys) for every asset group of the Definitions, upstream groups first."""
+    """(group, asset keys) of every asset a plain `jbag run` materialises, grouped, upstream groups first."""
+    from jbag_pipeline import runner
     from jbag_pipeline.definitions import ALL_ASSETS
 
+    opt_in = getattr(runner, "OPT_IN_ASSETS", set())  # assets `jbag run` skips unless --select names them
     group_of, keys_of, needs = {}, {}, {}
     for assets_def in ALL_ASSETS:
         for key, group in assets_def.group_names_by_key.items():
             group_of[key] = group
-            keys_of.setdefault(group, []).append(key.to_user_string())
+            if key.to_user_string() not in opt_in:
+                keys_of.setdefault(group, []).append(key.to_user_string())
     for assets_def in ALL_ASSETS:
         for key in assets_def.keys:
             upstream = {group_of[dep] for dep in assets_def.dependency_keys if dep in group_of}
             needs.setdefault(group_of[key], set()).update(upstream - {group_of[key]})
     ordered: list[str] = []
     while len(ordered) < len(keys_of):
-        ready = [g for g in keys_of if g not in ordered and needs.get(g, set()) <= set(ordered)]
+        ready = [g for g in keys_of if g not in ordered and needs.get(g, set()) & set(keys_of) <= set(ordered)]
         if not ready:
             raise ValueError(f"bench_pipeline: asset groups depend on each other in a cycle: "
                              f"{sorted(set(keys_of) - set(ordered))}")
@@ -46,19 +50,13 @@ def asset_groups() -> list[tuple[str, list[str]]]:
 
 
 def run_measured(command: list[str], env: dict, log: Path) -> dict:
-    """Run `command` to completion; its wall seconds, CPU seconds, peak RSS (MB) and output."""
-    with open(log, "w") as out:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
+    """Run `command` to completion; its wall seconds, CPU seconds, peak RSS (MB) and the summed step seconds."""
+    figures = measure(command, cwd=ROOT, env=env, log=log)
     output = log.read_text(errors="replace")
-    if process.returncode != 0:
-        raise RuntimeError(f"bench_pipeline: {' '.join(command[2:])} exited with {process.returncode}:\n{output[-3000:]}")
-    rss_mb = usage.ru_maxrss / (1024 ** 2 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": rss_mb,
-            "steps": sum(float(s) for s in STEP_DONE.findall(output))}
+    if figures["returncode"] != 0:
+        raise RuntimeError(f"bench_pipeline: {' '.join(command[2:])} exited with {figures['returncode']}:\n"
+                           f"{output[-3000:]}")
+    return {**figures, "steps": sum(float(s) for s in STEP_DONE.findall(output))}
 
 
 def preset_rows(preset: str) -> list[dict]:

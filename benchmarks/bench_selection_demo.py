@@ -5,7 +5,7 @@ agents (engines.match.play_match), tokenized and segmented as the pipeline does 
 sampled_states, segmented_bags with the demo preset's segments and token filter). select_features then runs
 with the demo preset's trees, k and adaptive share, in a fresh interpreter that first loads the saved bags:
 its peak RSS (ru_maxrss) is selection's own, and "RSS growth" is that peak minus the RSS after loading.
-No reference implementation exists to race against.
+At most MAX_REPEATS timed calls per game. No reference implementation exists to race against.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 import orjson
 import polars as pl
 
+from benchmarks.measured import measure
 from engines import GAMES, load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
@@ -34,6 +34,7 @@ from jbag_pipeline.selfplay import selfplay_seeds
 from jbag_pipeline.state_tokens import tokenize_states
 
 ROOT = Path(__file__).resolve().parents[1]
+MAX_REPEATS = 3  # a select_features call takes seconds, so its timing noise is small next to the suite's budget
 
 
 def random_selfplay(game_name: str, params: dict, n_games: int, run_seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -88,11 +89,13 @@ def measure_selection(folder: Path, repeats: int) -> dict:
 
 def measure_in_subprocess(folder: Path, repeats: int) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_selection_demo", "--measure", str(folder),
-                           "--repeats", str(repeats)], cwd=ROOT, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"bench_selection_demo: selection on {folder} failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    log = folder / "measure.log"
+    figures = measure([sys.executable, "-m", "benchmarks.bench_selection_demo", "--measure", str(folder),
+                       "--repeats", str(repeats)], cwd=ROOT, env=env, log=log)
+    output = log.read_text(errors="replace")
+    if figures["returncode"] != 0:
+        raise RuntimeError(f"bench_selection_demo: selection on {folder} failed:\n{output[-2000:]}")
+    return json.loads(output.strip().splitlines()[-1])
 
 
 def run(repeats: int = 5) -> list[dict]:
@@ -105,7 +108,7 @@ def run(repeats: int = 5) -> list[dict]:
             whole = bags.filter((pl.col("frequency") == "full") & (pl.col("segment") == pl.col("segment").max()))
             shape = f"{whole['game_id'].n_unique()} trajectories x {whole['token'].n_unique()} tokens"
             del bags, games, whole
-            result = measure_in_subprocess(Path(folder), repeats)
+            result = measure_in_subprocess(Path(folder), min(repeats, MAX_REPEATS))
         benchmark = f"rf_selection_demo/{game_name}"
         for metric, value in (("s", statistics.median(result["seconds"])), ("peak RSS MB", result["rss_peak_mb"]),
                               ("RSS growth MB", result["rss_peak_mb"] - result["rss_loaded_mb"])):

@@ -2,7 +2,8 @@
 
 Every module (benchmarks/bench_*.py, each with `run(repeats) -> rows`) runs in its own subprocess of this
 command, one after another, so its peak memory can be measured exactly: ru_maxrss of the subprocess and its
-children, from os.wait4 (tracemalloc would miss C allocations and slow the timed code down). The latest rows of
+children, from os.wait4 in a small launcher (benchmarks/measured.py); tracemalloc would miss C allocations
+and slow the timed code down. The latest rows of
 every module are kept in benchmarks/results.json, so `--only` refreshes some modules and keeps the rest.
 Exit status: 0 when every module ran (missed targets are reported, not errors), 1 when a module failed.
 """
@@ -15,14 +16,13 @@ import inspect
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks.machine import machine_info
+from benchmarks.measured import measure
 from benchmarks.results_md import render, summary
 from benchmarks.targets import check_all
 
@@ -95,19 +95,14 @@ def run_module(name: str, repeats: int, with_demo: bool) -> dict:
         out, log = Path(folder) / "rows.json", Path(folder) / "output.log"
         command = [sys.executable, "-m", "benchmarks.run_all", "--child", name, "--repeats", str(repeats),
                    "--out", str(out)] + (["--with-demo"] if with_demo else [])
-        with open(log, "w") as output:
-            start = time.perf_counter()
-            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
-            _, status, usage = os.wait4(process.pid, 0)
-            wall = time.perf_counter() - start
-        code = os.waitstatus_to_exitcode(status)
+        figures = measure(command, cwd=ROOT, env=env, log=log)
+        code = figures["returncode"]
         result = json.loads(out.read_text()) if code == 0 and out.exists() else None
         error = None if result else f"exit status {code}\n{log.read_text(errors='replace')[-4000:]}"
     return {
         "doc": result["doc"] if result else "", "rows": result["rows"] if result else [], "error": error,
-        "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_rss_mb": usage.ru_maxrss / (1024 ** 2 if sys.platform == "darwin" else 1024),  # macOS: bytes
-        "repeats": repeats, "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "wall_s": figures["wall"], "cpu_s": figures["cpu"], "peak_rss_mb": figures["rss_mb"], "repeats": repeats,
+        "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
 

@@ -25,6 +25,13 @@ def result_names(returns: list[int]) -> list[str]:
     return ["WIN_GAME" if r > 0 else "LOSE_GAME" if r < 0 else "DRAW_GAME" for r in returns]
 
 
+def returns_from_scores(scores: list) -> list[int]:
+    """+1 for a single leader, 0 for every tied leader, -1 for everyone else (TAG's end-of-game ranking)."""
+    best = max(scores)
+    leaders = scores.count(best)
+    return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
+
+
 def common_json(state: "State", game_type: str) -> dict:
     """The fields every state document ends with, named as TAG's AbstractGameStateContainer names them.
 

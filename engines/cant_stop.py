@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from engines.base import Game, State, check_params, common_json, normalize_action
+from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
 
 GAME_TYPE = "CantStop"
 TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
@@ -21,13 +21,6 @@ MARKERS = 3
 TRACKS_TO_WIN = 3
 DECISION, ALLOCATION = "Decision", "Allocation"
 ROLL, STOP, BUST = "roll", "stop", "bust"
-
-
-def returns_from_scores(scores: list[int]) -> list[int]:
-    """+1 for a single leader, 0 for every tied leader, -1 for everyone else."""
-    best = max(scores)
-    leaders = scores.count(best)
-    return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
 
 
 class CantStop(Game):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engines.base import Game, State, check_params, common_json, normalize_action
+from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
 from engines.dominion_cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
                                     apply_effect_action, distinct_in_order, effect_actions, play_card)
 from engines.dominion_json import read_state_fields, valid_turn
@@ -212,10 +212,7 @@ class DominionState(State):
     def returns(self) -> list[int]:
         if not self.terminal:
             return [0] * self.n_players
-        scores = self.scores()
-        best = max(scores)
-        leaders = scores.count(best)
-        return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
+        return returns_from_scores(self.scores())
 
     def key(self):
         """Hand, discard, tableau and trash order do not matter to play; draw pile order does."""

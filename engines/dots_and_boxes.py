@@ -9,7 +9,7 @@ a state is a handful of ints and a clone copies no board.
 
 from __future__ import annotations
 
-from engines.base import Game, State, check_params, common_json
+from engines.base import Game, State, check_params, common_json, returns_from_scores
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
@@ -21,13 +21,6 @@ def line_ids_of_box(rows: int, cols: int, r: int, c: int) -> tuple[int, int, int
     top = r * cols + c
     left = first_vertical + r * (cols + 1) + c
     return top, top + cols, left, left + 1
-
-
-def returns_from_scores(scores: list[int]) -> list[int]:
-    """+1 for a single leader, 0 for every tied leader, -1 for everyone else."""
-    best = max(scores)
-    leaders = scores.count(best)
-    return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
 
 
 class DotsAndBoxes(Game):

@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from typing import Hashable
 
-from engines.base import Action, Game, State, check_params, normalize_action
+from engines.base import Action, Game, State, check_params, normalize_action, returns_from_scores
 from engines.sea_salt_paper_cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
 from engines.sea_salt_paper_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
 
@@ -28,13 +28,6 @@ VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
 CRAB_ID, BOAT_ID, FISH_ID, SWIMMER_ID, SHARK_ID = map(SUITES.index, ("CRAB", "BOAT", "FISH", "SWIMMER", "SHARK"))
 PAIR_PLAY = {"crab": (CRAB_ID, CRAB_ID), "boat": (BOAT_ID, BOAT_ID), "fish": (FISH_ID, FISH_ID),
              "swimmer_shark": (SWIMMER_ID, SHARK_ID)}
-
-
-def returns_from_totals(totals: list[int]) -> list[int]:
-    """+1 for a single leader, 0 for every tied leader, -1 for everyone else."""
-    best = max(totals)
-    leaders = totals.count(best)
-    return [(1 if leaders == 1 else 0) if t == best else -1 for t in totals]
 
 
 class SeaSaltPaper(Game):
@@ -302,7 +295,7 @@ class SeaSaltPaperState(State):
         return other
 
     def returns(self) -> list[int]:
-        return returns_from_totals(self.totals) if self.phase == OVER else [0] * self.n_players
+        return returns_from_scores(self.totals) if self.phase == OVER else [0] * self.n_players
 
     def scores(self) -> list[float]:
         """Banked points plus the current hand's points (TAG's heuristic); at game end the banked totals."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 import random
 from typing import Hashable
 
-from engines.base import Game, State, check_params, normalize_action
+from engines.base import Game, State, check_params, normalize_action, returns_from_scores
 from engines.seven_wonders_cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX,
                                          MAX_PLAYERS, MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE,
                                          WONDER_ORDER, WONDERS, age_deck)
@@ -169,10 +169,7 @@ class SevenWondersState(State):
     def returns(self) -> list[int]:
         if not self.is_terminal():
             return [0] * self.n_players
-        scores = self.scores()
-        best = max(scores)
-        leaders = scores.count(best)
-        return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
+        return returns_from_scores(self.scores())
 
     def scores(self) -> list[float]:
         stages, complete = self.stages_built(), self.wonders_complete()

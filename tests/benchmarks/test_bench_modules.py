@@ -1,12 +1,14 @@
 """The benchmark modules written for the suite: pipeline groups and measuring, scaling, demo-scale selection."""
 
+import os
 import sys
 
 import polars as pl
 import pytest
 
 from benchmarks import bench_pipeline, bench_scaling, bench_selection_demo
-from jbag_pipeline.presets import get_preset
+from benchmarks.run_all import ROOT
+from jbag_pipeline.presets import game_run, get_preset
 from jbag_pipeline.sampling import sampled_states
 from jbag_pipeline.segments import segmented_bags
 from jbag_pipeline.state_tokens import tokenize_states
@@ -15,6 +17,7 @@ from jbag_pipeline.state_tokens import tokenize_states
 @pytest.mark.slow  # imports the Dagster definitions: about 10 s on the shared machine
 def test_asset_groups_come_after_the_groups_they_read():
     from jbag_pipeline.definitions import ALL_ASSETS
+    from jbag_pipeline.runner import OPT_IN_ASSETS
 
     groups = bench_pipeline.asset_groups()
     position = {group: i for i, (group, _) in enumerate(groups)}
@@ -26,7 +29,8 @@ def test_asset_groups_come_after_the_groups_they_read():
                 if dep in group_of:
                     assert position[group_of[dep]] <= position[group_of[key]], (dep, key)
     listed = [key for _, keys in groups for key in keys]
-    assert sorted(listed) == sorted(key.to_user_string() for key in group_of) and len(set(listed)) == len(listed)
+    assert sorted(listed) == sorted({key.to_user_string() for key in group_of} - OPT_IN_ASSETS)
+    assert len(set(listed)) == len(listed)
 
 
 def test_run_measured_sums_the_step_times_and_reports_resources(tmp_path):
@@ -51,13 +55,30 @@ def test_scaling_rows_judge_linearity_per_action(monkeypatch):
 
 def test_demo_bags_in_chunks_equal_the_pipelines_whole_table():
     preset = get_preset("demo")
-    games, states = bench_selection_demo.random_selfplay("tictactoe", {}, 60, preset.seed)
+    n_games = game_run(preset, "tictactoe").selfplay_games
+    games, states = bench_selection_demo.random_selfplay("tictactoe", {}, n_games, preset.seed)
     whole = segmented_bags(tokenize_states(states), sampled_states(states, games, preset.seed),
                            n_segments=preset.segments, blacklist=preset.token_blacklist)
     chunked, chunked_games = bench_selection_demo.demo_bags("tictactoe", chunk=25)
     key = ["frequency", "segment", "game_id", "token"]
     assert chunked.sort(key).equals(whole.sort(key))
-    assert chunked_games.equals(games) and games["game_id"].n_unique() == 60
+    assert chunked_games.equals(games) and games["game_id"].n_unique() == n_games
     assert games["winner"].drop_nulls().n_unique() == 2  # both seats win some: selection can run on these bags
     assert set(whole["frequency"]) == {"full", "interval", "random"} and whole["segment"].max() == preset.segments
     assert isinstance(whole, pl.DataFrame)
+
+
+def test_measured_peak_rss_is_the_commands_own_not_its_callers(tmp_path):
+    from benchmarks.measured import measure
+
+    ballast = b"x" * (256 * 1024 * 1024)  # this process grows by 256 MB; a child started directly would inherit it
+    small = measure([sys.executable, "-c", "print('hi')"], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                    log=tmp_path / "log")
+    big = measure([sys.executable, "-c", "x = b'1' * (200 * 1024 * 1024)"],
+                  cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), log=tmp_path / "log")
+    del ballast
+    assert small["returncode"] == 0 and (tmp_path / "log").exists()
+    assert small["rss_mb"] < 100 and big["rss_mb"] > 200
+    failed = measure([sys.executable, "-c", "raise SystemExit(4)"], cwd=tmp_path,
+                     env=dict(os.environ, PYTHONPATH=str(ROOT)), log=tmp_path / "log")
+    assert failed["returncode"] == 4
