@@ -8,6 +8,13 @@ from engines import GAMES
 game_partitions = dg.StaticPartitionsDefinition(sorted(GAMES))
 
 
+def read_partition(settings, table: str, game: str) -> pl.DataFrame:
+    """One game's partition of a lake table, for the data directory of `settings` (a JbagSettings)."""
+    from jbag_pipeline import lake
+
+    return lake.read_table(settings.root(), table, {"game": game})
+
+
 def preview(df: pl.DataFrame, rows: int = 10) -> dg.MetadataValue:
     """A markdown preview of the first rows of a table."""
     head = df.head(rows)

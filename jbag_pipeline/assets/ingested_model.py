@@ -11,7 +11,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline import lake
-from jbag_pipeline.assets.common import preview
+from jbag_pipeline.assets.common import preview, read_partition
 from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.classification import winner_classification_table
 from jbag_pipeline.ingest_store import GAMES_TABLE, SOURCES_TABLE, STATES_TABLE, partitions, replace_partition
@@ -45,10 +45,6 @@ def refresh_per_game(settings: JbagSettings, table: str,
                                           "rows_per_game": preview(counts, 50)})
 
 
-def _read(settings: JbagSettings, table: str, game: str) -> pl.DataFrame:
-    return lake.read_table(settings.root(), table, {"game": game})
-
-
 def _mode(settings: JbagSettings, game: str) -> str:
     sources = lake.read_table(settings.root(), SOURCES_TABLE).filter(pl.col("game") == game)
     modes = sources["mode"].unique().to_list()
@@ -61,7 +57,7 @@ def _mode(settings: JbagSettings, game: str) -> str:
           description="Token counts of every ingested state (the game's ingest mode, positive-integer rule on).")
 def ingested_tokens(settings: JbagSettings) -> dg.MaterializeResult:
     return refresh_per_game(settings, TOKENS_TABLE, lambda game: tokenize_states(
-        _read(settings, STATES_TABLE, game), mode=_mode(settings, game), num_suffix=True))
+        read_partition(settings, STATES_TABLE, game), mode=_mode(settings, game), num_suffix=True))
 
 
 @dg.asset(group_name="ingest", deps=[STATES_TABLE, GAMES_TABLE],
@@ -69,7 +65,7 @@ def ingested_tokens(settings: JbagSettings) -> dg.MaterializeResult:
 def ingested_sampled_states(settings: JbagSettings) -> dg.MaterializeResult:
     seed = settings.get_preset().seed
     return refresh_per_game(settings, SAMPLED_TABLE, lambda game: sample_states(
-        _read(settings, STATES_TABLE, game), _read(settings, GAMES_TABLE, game), seed))
+        read_partition(settings, STATES_TABLE, game), read_partition(settings, GAMES_TABLE, game), seed))
 
 
 @dg.asset(group_name="ingest", deps=[TOKENS_TABLE, SAMPLED_TABLE],
@@ -77,7 +73,7 @@ def ingested_sampled_states(settings: JbagSettings) -> dg.MaterializeResult:
 def ingested_bags(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, BAGS_TABLE, lambda game: trajectory_bags_table(
-        _read(settings, TOKENS_TABLE, game), _read(settings, SAMPLED_TABLE, game), preset.token_blacklist,
+        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game), preset.token_blacklist,
         preset.duckdb_memory_limit)[0])
 
 
@@ -86,7 +82,7 @@ def ingested_bags(settings: JbagSettings) -> dg.MaterializeResult:
 def ingested_prototypes(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, PROTOTYPES_TABLE, lambda game: run_sql("winner_prototypes", {
-        "trajectory_bags": _read(settings, BAGS_TABLE, game), "games": _read(settings, GAMES_TABLE, game),
+        "trajectory_bags": read_partition(settings, BAGS_TABLE, game), "games": read_partition(settings, GAMES_TABLE, game),
     }, memory_limit=preset.duckdb_memory_limit))
 
 
@@ -95,7 +91,7 @@ def ingested_prototypes(settings: JbagSettings) -> dg.MaterializeResult:
 def ingested_classification(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, CLASSIFICATION_TABLE, lambda game: winner_classification_table(
-        _read(settings, TOKENS_TABLE, game), _read(settings, STATES_TABLE, game), _read(settings, GAMES_TABLE, game),
+        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, STATES_TABLE, game), read_partition(settings, GAMES_TABLE, game),
         test_share=preset.test_share, blacklist=preset.token_blacklist))
 
 

@@ -4,7 +4,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline import lake
-from jbag_pipeline.assets.common import game_partitions, preview, table_metadata
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
 from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.classification import winner_classification_table
 from jbag_pipeline.resources import JbagSettings
@@ -13,16 +13,12 @@ from jbag_pipeline.sql import run_sql
 from jbag_pipeline.state_tokens import tokenize_states
 
 
-def _read(settings: JbagSettings, table: str, game: str) -> pl.DataFrame:
-    return lake.read_table(settings.root(), table, {"game": game})
-
-
 @dg.asset(group_name="model", partitions_def=game_partitions, deps=["selfplay_states"],
           check_specs=[dg.AssetCheckSpec("tokens_valid", asset="state_tokens")],
           description="Token counts of every recorded state (JSON-Bag mode both, positive-integer rule on).")
 def state_tokens(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
-    tokens = tokenize_states(_read(settings, "selfplay_states", game))
+    tokens = tokenize_states(read_partition(settings, "selfplay_states", game))
     path = lake.write_table(tokens, settings.root(), "state_tokens", {"game": game})
     yield dg.MaterializeResult(metadata={**table_metadata(tokens, path), "vocabulary": tokens["token"].n_unique()})
     bad = tokens.filter(pl.col("token").is_null() | (pl.col("count") < 1))
@@ -35,8 +31,8 @@ def state_tokens(context: dg.AssetExecutionContext, settings: JbagSettings):
           description="Which recorded states enter a training bag under each tokenization frequency.")
 def sampled_states(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
-    states = _read(settings, "selfplay_states", game)
-    games = _read(settings, "selfplay_games", game)
+    states = read_partition(settings, "selfplay_states", game)
+    games = read_partition(settings, "selfplay_games", game)
     sampled = sample_states(states, games, settings.get_preset().seed)
     path = lake.write_table(sampled, settings.root(), "sampled_states", {"game": game})
     counts = sampled.group_by("frequency").len().sort("frequency")
@@ -54,7 +50,7 @@ def sampled_states(context: dg.AssetExecutionContext, settings: JbagSettings):
 def trajectory_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
     preset = settings.get_preset()
-    bags, dropped = trajectory_bags_table(_read(settings, "state_tokens", game), _read(settings, "sampled_states", game),
+    bags, dropped = trajectory_bags_table(read_partition(settings, "state_tokens", game), read_partition(settings, "sampled_states", game),
                                           preset.token_blacklist, preset.duckdb_memory_limit)
     path = lake.write_table(bags, settings.root(), "trajectory_bags", {"game": game})
     yield dg.MaterializeResult(metadata={
@@ -75,8 +71,8 @@ def winner_prototypes(context: dg.AssetExecutionContext, settings: JbagSettings)
     game = context.partition_key
     preset = settings.get_preset()
     prototypes = run_sql("winner_prototypes", {
-        "trajectory_bags": _read(settings, "trajectory_bags", game),
-        "games": _read(settings, "selfplay_games", game),
+        "trajectory_bags": read_partition(settings, "trajectory_bags", game),
+        "games": read_partition(settings, "selfplay_games", game),
     }, memory_limit=preset.duckdb_memory_limit)
     path = lake.write_table(prototypes, settings.root(), "winner_prototypes", {"game": game})
     sizes = prototypes.group_by("frequency", "seat").agg(pl.len().alias("tokens")).sort("frequency", "seat")
@@ -97,8 +93,8 @@ def winner_classification(context: dg.AssetExecutionContext, settings: JbagSetti
     game = context.partition_key
     preset = settings.get_preset()
     table = winner_classification_table(
-        _read(settings, "state_tokens", game), _read(settings, "selfplay_states", game),
-        _read(settings, "selfplay_games", game), test_share=preset.test_share, blacklist=preset.token_blacklist)
+        read_partition(settings, "state_tokens", game), read_partition(settings, "selfplay_states", game),
+        read_partition(settings, "selfplay_games", game), test_share=preset.test_share, blacklist=preset.token_blacklist)
     path = lake.write_table(table, settings.root(), "winner_classification", {"game": game})
     yield dg.MaterializeResult(metadata={**table_metadata(table, path), "results": preview(table, 20)})
     ok = table.filter(pl.col("accuracy").is_not_null()).select(pl.col("accuracy").is_between(0, 1).all()).item()

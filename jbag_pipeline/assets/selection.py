@@ -4,14 +4,10 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline import lake
-from jbag_pipeline.assets.common import game_partitions, preview, table_metadata
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.segments import segmented_bags as build_segmented_bags
 from jbag_pipeline.selection import select_features
-
-
-def _read(settings: JbagSettings, table: str, game: str) -> pl.DataFrame:
-    return lake.read_table(settings.root(), table, {"game": game})
 
 
 @dg.asset(group_name="selection", partitions_def=game_partitions, deps=["state_tokens", "sampled_states"],
@@ -20,7 +16,7 @@ def _read(settings: JbagSettings, table: str, game: str) -> pl.DataFrame:
 def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
     preset = settings.get_preset()
-    bags = build_segmented_bags(_read(settings, "state_tokens", game), _read(settings, "sampled_states", game),
+    bags = build_segmented_bags(read_partition(settings, "state_tokens", game), read_partition(settings, "sampled_states", game),
                                 n_segments=preset.segments, blacklist=preset.token_blacklist,
                                 memory_limit=preset.duckdb_memory_limit)
     path = lake.write_table(bags, settings.root(), "segmented_bags", {"game": game})
@@ -44,7 +40,7 @@ def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
 def selected_features(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
     preset = settings.get_preset()
-    selection = select_features(_read(settings, "segmented_bags", game), _read(settings, "selfplay_games", game),
+    selection = select_features(read_partition(settings, "segmented_bags", game), read_partition(settings, "selfplay_games", game),
                                 k=preset.top_k, n_estimators=preset.rf_trees, seed=preset.seed,
                                 adaptive_share=preset.adaptive_share)
     root = settings.root()
