@@ -13,6 +13,14 @@ from engines.base import Game, State, check_params, common_json
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
+_COLUMN_CELLS: dict[int, dict[int, tuple[str, ...]]] = {}  # rows -> column key -> the column's cells
+
+
+def _column_cells(cells_of: dict, rows: int, key: int) -> tuple[str, ...]:
+    """The cells of one column, top row first; key: seat 0's column bits | seat 1's << rows (bit 0 at the bottom)."""
+    cells = cells_of[key] = tuple(PIECES[1] if key >> (rows + bit) & 1 else PIECES[0] if key >> bit & 1 else EMPTY
+                                  for bit in range(rows - 1, -1, -1))
+    return cells
 
 
 class Connect4(Game):
@@ -244,14 +252,11 @@ class Connect4State(State):
     def to_json(self) -> dict:
         game = self._game
         bits = self.seat_bits()
-        board = [[EMPTY] * game.cols for _ in range(game.rows)]
-        for seat in (0, 1):
-            pieces = bits[seat]
-            while pieces:
-                index = (pieces & -pieces).bit_length() - 1
-                pieces &= pieces - 1
-                column, row = divmod(index, game.height)
-                board[game.rows - 1 - row][column] = PIECES[seat]
+        rows, full = game.rows, (1 << game.rows) - 1
+        cells_of = _COLUMN_CELLS.get(rows) or _COLUMN_CELLS.setdefault(rows, {})
+        keys = [(bits[0] >> shift & full) | (bits[1] >> shift & full) << rows  # one column's seat bits
+                for shift in range(0, game.cols * game.height, game.height)]
+        board = list(map(list, zip(*[cells_of.get(key) or _column_cells(cells_of, rows, key) for key in keys])))
         heights = [(self._mask & game.column[c]).bit_count() for c in range(game.cols)]
         winner_cells = game.run_cells(bits[self._winner]) if self._winner >= 0 else []
         return {

@@ -9,10 +9,25 @@ a state is a handful of ints and a clone copies no board.
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import add
+
 from engines.base import Game, State, check_params, common_json, returns_from_scores
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
+_NIBBLE_OWNERS = {f"{a:x}{b:x}": tuple(1 if b >> i & 1 else 0 if a >> i & 1 else -1 for i in range(4))
+                  for a in range(16) for b in range(16)}  # (seat 0 hex digit, seat 1 hex digit) -> 4 owners
+
+
+def owners_of_bits(bits_by_seat: list[int], size: int) -> list[int]:
+    """Owner seat of items 0..size-1 (bit i of a seat's set is item i; seat 1 wins a tie), -1 if none.
+    Four items per step: the two sets' hex digits, lowest first, index a table of owner quadruples."""
+    digits = -(-size // 4)
+    first, second = (format(bits, f"0{digits}x")[::-1] for bits in bits_by_seat)
+    owners = list(chain.from_iterable(map(_NIBBLE_OWNERS.__getitem__, map(add, first, second))))
+    del owners[size:]
+    return owners
 
 
 def line_ids_of_box(rows: int, cols: int, r: int, c: int) -> tuple[int, int, int, int]:
@@ -175,19 +190,9 @@ class DotsAndBoxesState(State):
     def to_json(self) -> dict:
         """Owner seat of each line (by line id) and box (row-major), -1 if none; box counts per seat."""
         game = self.game
-        line_owners = [-1] * game.n_lines
-        for seat, lines in enumerate(self.lines_by):
-            for line in range(game.n_lines):
-                if lines >> line & 1:
-                    line_owners[line] = seat
-        box_owners = [-1] * game.n_boxes
-        for seat, boxes in enumerate(self.boxes_by):
-            for box in range(game.n_boxes):
-                if boxes >> box & 1:
-                    box_owners[box] = seat
         return {
-            "lineOwners": line_owners,
-            "boxOwners": box_owners,
+            "lineOwners": owners_of_bits(self.lines_by, game.n_lines),
+            "boxOwners": owners_of_bits(self.boxes_by, game.n_boxes),
             "nCellsPerPlayer": [b.bit_count() for b in self.boxes_by],
             **common_json(self, GAME_TYPE),
         }

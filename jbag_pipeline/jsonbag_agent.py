@@ -30,6 +30,7 @@ FEATURE_VARIANTS = ("full", "interval", "random", "full_seg", "interval_seg", "r
 NO_SELECTION = "none"  # every token: the value is exact JSD over the prototypes' full vocabulary
 _LN2 = math.log(2.0)
 _PART_CACHE_LIMIT = 200_000
+_DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
 
 
 class DeterminizedJsonBagValue(JsonBagValue):
@@ -37,8 +38,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     Restricted to features, states are tokenized by a RestrictedTokenizer, which skips every subtree that
     can hold no feature and reuses the counts of unchanged parts. values_batch values many candidates in
-    one numpy pass (JSD over the columns the batch uses, to all prototypes at once). reset(seed) re-seeds
-    the determinization and sampling RNGs.
+    one numpy pass (JSD to all prototypes at once, over every feature when there are at most _DENSE_WIDTH,
+    else over the columns the batch uses). reset(seed) re-seeds the determinization and sampling RNGs.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
@@ -53,6 +54,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._empty = totals == 0
         self._shares = self.prototypes / np.where(self._empty, 1.0, totals)[:, None]
         self._share_totals = np.where(self._empty, 0.0, 1.0)
+        self._dense_rest = self._share_totals - self._shares.sum(axis=1)
+        self._any_empty = bool(self._empty.any())
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game (empty trajectory); `seed` (the agent's seed for this game) re-seeds the RNGs."""
@@ -81,9 +84,12 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def values_batch(self, states: Sequence, seat: int) -> np.ndarray:
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once."""
         self._check_seat(seat)
+        parts_of_states = self._tokenizer.tokenize_parts([state.to_json() for state in states])
+        if len(self.features) <= _DENSE_WIDTH:
+            return self._dense_values(parts_of_states)[:, seat]
         rows, columns, counts = [], [], []
         outside = np.full(len(states), self.trajectory_outside)
-        for row, parts in enumerate(self._tokenizer.tokenize_parts([state.to_json() for state in states])):
+        for row, parts in enumerate(parts_of_states):
             for bag in parts:  # np.add.at sums a token that several parts hold
                 _, bag_columns, bag_counts, bag_outside = self._part_columns(bag)
                 columns.extend(bag_columns)
@@ -91,6 +97,21 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 rows.extend([row] * len(bag_columns))
                 outside[row] += bag_outside
         return self._values_matrix(self.trajectory, rows, columns, counts, outside)[:, seat]
+
+    def _dense_values(self, parts_of_states: list[list[dict]]) -> np.ndarray:
+        """(n, seats) V of the trajectory plus each state's parts, the count rows built as Python lists (for a
+        few hundred features this is cheaper than handing numpy (row, column, count) lists)."""
+        base, rows, outside = self.trajectory.tolist(), [], []
+        for parts in parts_of_states:
+            row, mass = base[:], self.trajectory_outside
+            for bag in parts:
+                _, columns, counts, bag_outside = self._part_columns(bag)
+                for column, count in zip(columns, counts):
+                    row[column] += count
+                mass += bag_outside
+            rows.append(row)
+            outside.append(mass)
+        return self._values_of_counts(np.array(rows), np.array(outside), self._shares, self._dense_rest)
 
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
         """V of every seat for one count vector over `features` (plus outside mass when unrestricted)."""
@@ -133,25 +154,40 @@ class DeterminizedJsonBagValue(JsonBagValue):
                        outside: np.ndarray) -> np.ndarray:
         """(n, seats) V of n bags: `base` counts plus the (row, column, count) entries, outside masses (n,)."""
         n = outside.shape[0]
-        used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
+        if len(self.features) <= _DENSE_WIDTH:  # few features: every column
+            x = np.tile(base, (n, 1))
+            if counts:
+                np.add.at(x, (np.asarray(rows), np.asarray(columns)), counts)
+            return self._values_of_counts(x, outside, self._shares, self._dense_rest)
+        used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))  # the columns in use only
         x = np.tile(base[used], (n, 1))
         if counts:
             np.add.at(x, (np.asarray(rows), np.searchsorted(used, columns)), counts)
+        prototypes = self._shares[:, used]
+        return self._values_of_counts(x, outside, prototypes, self._share_totals - prototypes.sum(axis=1))
+
+    def _values_of_counts(self, x: np.ndarray, outside: np.ndarray, prototypes: np.ndarray,
+                          prototype_rest: np.ndarray) -> np.ndarray:
+        """(n, seats) V of n count rows `x` over the columns of `prototypes` (seat shares on those columns;
+        prototype_rest: each seat's share elsewhere), with the rows' counts elsewhere in `outside`."""
         totals = x.sum(axis=1) + outside
-        distances = np.empty((n, self.n_seats))
         live = totals > 0
-        distances[~live] = np.where(self._empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
-        if live.any():
-            shares = x[live] / totals[live, None]
-            prototypes = self._shares[:, used]
-            middle = 0.5 * (shares[:, None, :] + prototypes[None, :, :])
-            nats = rel_entr(shares[:, None, :], middle).sum(axis=2) + rel_entr(prototypes[None], middle).sum(axis=2)
-            rest = (outside[live] / totals[live])[:, None] + (self._share_totals - prototypes.sum(axis=1))[None, :]
-            block = np.sqrt(np.clip(0.5 * (nats / _LN2 + rest), 0.0, 1.0))
-            block[:, self._empty] = 1.0
-            distances[live] = block
+        all_live = live.all()
+        if not all_live:
+            totals = np.where(live, totals, 1.0)
+        shares = x / totals[:, None]
+        middle = 0.5 * (shares[:, None, :] + prototypes[None, :, :])
+        nats = (rel_entr(shares[:, None, :], middle) + rel_entr(prototypes[None], middle)).sum(axis=2)
+        rest = (outside / totals)[:, None] + prototype_rest[None, :]
+        distances = np.sqrt(np.clip(0.5 * (nats / _LN2 + rest), 0.0, 1.0))
+        if self._any_empty:
+            distances[:, self._empty] = 1.0
+        if not all_live:
+            distances[~live] = np.where(self._empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
         closeness = 1.0 - distances
         sums = closeness.sum(axis=1, keepdims=True)
+        if (sums > 0).all():
+            return closeness / sums
         return np.where(sums > 0, closeness / np.where(sums > 0, sums, 1.0), 1.0 / self.n_seats)
 
 

@@ -5,8 +5,8 @@ tokens only, without walking subtrees that can hold none of them.
   (a token is path + ".value" or, by the positive-integer rule, the bare path), which covers both the
   indexed and the unindexed paths of list items; a walk enters only those paths.
 - a list of plain atoms is counted by distinct value in one C pass, and only its wanted indices are read;
-- RestrictedTokenizer remembers the counts of document parts (containers down to two levels of nesting)
-  and updates an atom list item by item, so candidate states that differ little (the children of one
+- RestrictedTokenizer remembers the counts of document parts (containers down to two levels of nesting),
+  and of each top-level entry by its serialisation, and updates an atom list item by item, so candidate states that differ little (the children of one
   state, the next decisions of a game) pay only for what changed.
 """
 
@@ -249,9 +249,10 @@ class RestrictedTokenizer:
         self.index = None if tokens is None else token_paths(tokens)
         self.mode, self.num_suffix, self.memo_bytes = mode, num_suffix, memo_bytes
         self._ordered, self._unordered = mode != "unordered", mode != "ordered"
-        self._memo: dict[tuple, dict[str, int]] = {}
+        self._memo: dict[tuple, dict | tuple] = {}  # (part key, bytes) -> counts; (entry name, bytes) -> part counts
         self._memo_size = 0
         self._last_lists: dict[tuple, tuple[list, dict[str, int]]] = {}  # atom-list part key -> last (items, counts)
+        self._entered: dict = {}  # top-level key -> its text, or False when no wanted token lies under it
 
     def tokenize(self, doc: dict | list) -> dict[str, int]:
         """tokenize_state(doc) restricted to the token set."""
@@ -279,9 +280,36 @@ class RestrictedTokenizer:
             elif self.index is None:  # every token: the top-level entries are the parts
                 result.append([self._part_tokens(((key,), {key: value}, None, "top")) for key, value in doc.items()])
             else:
-                result.append([self._part_tokens(part) for part in _parts(doc, self.index, self._ordered,
-                                                                           self._unordered)])
+                result.append(self._entry_tokens(doc))
         return result
+
+    def _entry_tokens(self, doc: dict) -> list[dict[str, int]]:
+        """The counts of the parts of each top-level entry that can hold a wanted token; an entry seen before
+        (same key, same serialisation) costs one orjson.dumps and a lookup, a new one is split into parts."""
+        bags, entered, memo = [], self._entered, self._memo
+        for key, value in doc.items():
+            name = entered.get(key) if type(key) is str else self._entry_name(key)  # 1 == True: keep them apart
+            if name is None:
+                name = entered[key] = self._entry_name(key)
+            if name is False:
+                continue
+            try:
+                frozen = orjson.dumps(value)
+            except orjson.JSONEncodeError:
+                frozen = None
+            known = None if frozen is None else memo.get((name, frozen))
+            if known is None:
+                known = tuple(counts for part in _parts({key: value}, self.index, self._ordered, self._unordered)
+                              if (counts := self._part_tokens(part)))
+                if frozen is not None:
+                    self._remember((name, frozen), known, len(frozen))
+            bags.extend(known)
+        return bags
+
+    def _entry_name(self, key) -> str | bool:
+        """A top-level key as text, or False when no wanted token lies under it."""
+        name = key if type(key) is str else str(key)
+        return name if name in self.index.keys and "." + name in self.index.paths else False
 
     def _whole(self, doc: dict | list) -> dict[str, int]:
         if self.index is None:
@@ -303,13 +331,16 @@ class RestrictedTokenizer:
         if kind == "atoms":
             self._last_lists[key] = (list(value), known)
         if frozen is not None:
-            if self._memo_size + len(frozen) > self.memo_bytes:
-                self._memo.clear()
-                self._last_lists.clear()
-                self._memo_size = 0
-            self._memo[(key, frozen)] = known
-            self._memo_size += len(frozen)
+            self._remember((key, frozen), known, len(frozen))
         return known
+
+    def _remember(self, memo_key: tuple, counts: dict[str, int], size: int) -> None:
+        if self._memo_size + size > self.memo_bytes:
+            self._memo.clear()
+            self._last_lists.clear()
+            self._memo_size = 0
+        self._memo[memo_key] = counts
+        self._memo_size += size
 
     def _list_update(self, part: tuple) -> dict[str, int] | None:
         """The counts of an atom list from its last version's, when few items changed (None: count afresh)."""
