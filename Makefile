@@ -30,7 +30,7 @@ ui: $(VENV)/.installed
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -c "import pyspiel" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[dev,bench]"
-	PYTHONPATH=$(CURDIR) $(BIN)/jbag bench $(BENCH_ARGS)
+	$(BIN)/jbag bench $(BENCH_ARGS)
 
 report: $(VENV)/.installed
 	$(BIN)/jbag report

@@ -4,7 +4,8 @@ Each Dagster asset group is materialised by its own `jbag run --preset P --data-
 subprocess, in dependency order into one fresh data directory, so the peak RSS (ru_maxrss, see
 benchmarks/measured.py) and the times are the group's own. Assets a plain `jbag run` skips are skipped. Every
 subprocess pays the interpreter and Dagster start-up, so "all groups" (the sums; the largest peak) bounds one
-`jbag run` from above; "step s" is the time inside the materialisation steps that `jbag run` prints. One run
+`jbag run` from above; "step s" is the time inside the materialisation steps that `jbag run` prints, and
+"one jbag run (estimate)" (what the targets check) adds the smallest start-up seen to the steps of all groups. One run
 per preset: `repeats` does not apply. CPU s (user + system) is given beside wall s because on a loaded
 machine the wall time mostly measures waiting.
 """
@@ -61,7 +62,7 @@ def run_measured(command: list[str], env: dict, log: Path) -> dict:
 
 def preset_rows(preset: str) -> list[dict]:
     """Materialise every asset group of `preset` into a fresh data directory; rows per group and in all."""
-    rows, totals = [], {"wall": 0.0, "cpu": 0.0, "steps": 0.0, "rss_mb": 0.0}
+    rows, totals, start_ups = [], {"wall": 0.0, "cpu": 0.0, "steps": 0.0, "rss_mb": 0.0}, []
     with tempfile.TemporaryDirectory(prefix=f"jbag-bench-{preset}-") as folder:
         data = Path(folder) / "data"
         env = {**os.environ, "DAGSTER_HOME": str(data / "dagster_home"),
@@ -74,7 +75,12 @@ def preset_rows(preset: str) -> list[dict]:
             for name in ("wall", "cpu", "steps"):
                 totals[name] += measured[name]
             totals["rss_mb"] = max(totals["rss_mb"], measured["rss_mb"])
-    return rows + _rows(f"pipeline/{preset}/all groups", totals)
+            start_ups.append(measured["wall"] - measured["steps"])
+    # One `jbag run` of every group would pay a single start-up: the group steps plus the smallest overhead seen.
+    one_run = totals["steps"] + min(start_ups)
+    return rows + _rows(f"pipeline/{preset}/all groups", totals) + [
+        {"benchmark": f"pipeline/{preset}/one jbag run (estimate)", "subject": "ours", "metric": "wall s",
+         "median": one_run, "ratio": None}]
 
 
 def _rows(benchmark: str, measured: dict) -> list[dict]:

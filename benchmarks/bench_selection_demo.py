@@ -34,7 +34,7 @@ from jbag_pipeline.selfplay import selfplay_seeds
 from jbag_pipeline.state_tokens import tokenize_states
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_REPEATS = 3  # a select_features call takes seconds, so its timing noise is small next to the suite's budget
+MAX_REPEATS = 2  # a select_features call takes seconds, so its timing noise is small next to the suite's budget
 
 
 def random_selfplay(game_name: str, params: dict, n_games: int, run_seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -45,8 +45,8 @@ def random_selfplay(game_name: str, params: dict, n_games: int, run_seed: int) -
         record = play_match(game, [RandomAgent() for _ in range(game.n_players)], seed=seed)
         game_rows.append({"game": game_name, "game_id": seed, "n_players": game.n_players, "winner": record.winner})
         last = len(record.states) - 1
-        state_rows += [{"game": game_name, "game_id": seed, "state_idx": s.state_idx, "is_terminal": s.state_idx == last,
-                        "doc": orjson.dumps(s.doc).decode()} for s in record.states]
+        state_rows += [{"game": game_name, "game_id": seed, "state_idx": s.state_idx,
+                        "is_terminal": s.state_idx == last, "doc": orjson.dumps(s.doc).decode()} for s in record.states]
     games = pl.DataFrame(game_rows, schema={"game": pl.String, "game_id": pl.Int64, "n_players": pl.Int8,
                                             "winner": pl.Int8})
     states = pl.DataFrame(state_rows, schema={"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32,

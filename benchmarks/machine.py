@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import platform
-import sys
 import time
 from datetime import datetime, timezone
 from importlib import metadata
@@ -62,5 +61,4 @@ def machine_info() -> dict:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "empty Python loop": f"{python_loop_ns():.0f} ns/iteration",
         **{name: library_version(name) for name in LIBRARIES},
-        "executable": sys.executable,
     }

@@ -15,6 +15,7 @@ import importlib
 import inspect
 import json
 import math
+import numbers
 import os
 import sys
 import tempfile
@@ -69,9 +70,11 @@ def validate_rows(module: str, rows) -> list[dict]:
             value = row[key]
             if value is None and key == "ratio":
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ValueError(f"{module}: row {i} ({row['benchmark']}) {key} must be a finite number, got {value!r}")
-    return [{key: row[key] for key in ROW_KEYS} for row in rows]
+    # numpy scalars become plain floats, so the rows can be saved as JSON
+    return [{**{key: row[key] for key in ROW_KEYS}, "median": float(row["median"]),
+             "ratio": None if row["ratio"] is None else float(row["ratio"])} for row in rows]
 
 
 def module_doc(module) -> str:
@@ -106,26 +109,31 @@ def run_module(name: str, repeats: int, with_demo: bool) -> dict:
     }
 
 
-def load_previous(path: Path) -> dict[str, dict]:
-    """Module results saved by earlier runs (empty when there are none or the file is unreadable)."""
+def load_previous(path: Path) -> tuple[dict, dict[str, dict]]:
+    """The machine and the module results saved by earlier runs (empty when there are none or unreadable)."""
     try:
-        return json.loads(path.read_text())["modules"]
+        saved = json.loads(path.read_text())
+        return dict(saved["machine"]), dict(saved["modules"])
     except (OSError, ValueError, KeyError, TypeError):
-        return {}
+        return {}, {}
 
 
 def main(only: str | None = None, repeats: int = 5, *, with_demo: bool = False, quick: bool = False,
-         results_dir: Path = HERE, progress=print) -> int:
-    """Run the chosen modules, merge with earlier results, write RESULTS.md and results.json, print a summary."""
+         render_only: bool = False, results_dir: Path = HERE, progress=print) -> int:
+    """Run the chosen modules, merge with earlier results, write RESULTS.md and results.json, print a summary.
+
+    render_only runs nothing: RESULTS.md is rewritten from results.json (after a change to the targets, say).
+    """
     if quick:
         repeats = QUICK_REPEATS
     if type(repeats) is not int or repeats < 1:
         raise ValueError(f"--repeats must be a positive int, got {repeats!r}")
     available = available_modules()
-    chosen = choose_modules(only, available)
-    machine = machine_info()
+    chosen = [] if render_only else choose_modules(only, available)
     results_path = Path(results_dir) / "results.json"
-    modules = {name: m for name, m in load_previous(results_path).items() if name in available}
+    saved_machine, saved_modules = load_previous(results_path)
+    machine = saved_machine if render_only and saved_machine else machine_info()
+    modules = {name: m for name, m in saved_modules.items() if name in available}
     failed = []
     for name in chosen:
         progress(f"{name} (repeats {repeats}) ...")
@@ -138,8 +146,9 @@ def main(only: str | None = None, repeats: int = 5, *, with_demo: bool = False, 
     modules = {name: modules[name] for name in available if name in modules}
     verdicts = check_all([row for m in modules.values() for row in m["rows"]])
     options = f"--repeats {repeats}" + (f" --only {only}" if only else "") + (" --with-demo" if with_demo else "")
+    command = "python -m benchmarks.run_all --render-only" if render_only else f"jbag bench {options}"
     results_path.write_text(json.dumps({"machine": machine, "modules": modules}, indent=1) + "\n")
-    (Path(results_dir) / "RESULTS.md").write_text(render(machine, modules, verdicts, f"jbag bench {options}"))
+    (Path(results_dir) / "RESULTS.md").write_text(render(machine, modules, verdicts, command))
     progress(summary(modules, verdicts))
     progress(f"\nwrote {Path(results_dir) / 'RESULTS.md'}")
     if failed:
@@ -153,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=int, default=5, help="repetitions per measurement (default 5)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_REPEATS} repetition per measurement")
     parser.add_argument("--with-demo", action="store_true", help="also time the demo preset (many minutes)")
+    parser.add_argument("--render-only", action="store_true", help="rewrite RESULTS.md from results.json, run nothing")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # internal: run one module in this process
     parser.add_argument("--out", help=argparse.SUPPRESS)
     return parser
@@ -164,7 +174,7 @@ def cli(argv: list[str] | None = None) -> int:
         run_child(args.child, args.repeats, args.with_demo, Path(args.out))
         return 0
     try:
-        return main(args.only, args.repeats, with_demo=args.with_demo, quick=args.quick)
+        return main(args.only, args.repeats, with_demo=args.with_demo, quick=args.quick, render_only=args.render_only)
     except ValueError as exc:
         print(f"benchmarks: error: {exc}", file=sys.stderr)
         return 2

@@ -33,16 +33,8 @@ class Target:
 class Verdict:
     target: Target
     status: str  # "met", "missed" or "not measured"
-    worst: dict | None  # the matched row furthest from (or closest to missing) the threshold
+    worst: dict | None  # the matched row closest to missing (or furthest past) the threshold
     n_rows: int
-
-    @property
-    def measured(self) -> str:
-        if self.worst is None:
-            return "-"
-        value = self.worst[self.target.field]
-        return f"{value:.3g}" + ("x" if self.target.field == "ratio" else f" {self.target.metric}") + \
-            (f" ({self.worst['benchmark']})" if self.n_rows > 1 else "")
 
 
 TARGETS = (
@@ -58,10 +50,11 @@ TARGETS = (
            ">=", 40_000),
     Target("JSON-Bag OSLA per decision within 5x of baseline OSLA", r"osla_decision/.*", r"ours.*", "ms/decision",
            "ratio", "<=", 5.0),
-    Target("smoke preset end to end <= 3 minutes", r"pipeline/smoke/all groups", "ours", "wall s", "median",
-           "<=", 180.0),
-    Target("demo preset end to end <= 20 minutes", r"pipeline/demo/all groups", "ours", "wall s", "median",
-           "<=", 1200.0),
+    # One `jbag run` = the steps of every group's run plus one start-up (bench_pipeline runs groups separately).
+    Target("smoke preset end to end <= 3 minutes (one jbag run, estimated)",
+           r"pipeline/smoke/one jbag run \(estimate\)", "ours", "wall s", "median", "<=", 180.0),
+    Target("demo preset end to end <= 20 minutes (one jbag run, estimated)",
+           r"pipeline/demo/one jbag run \(estimate\)", "ours", "wall s", "median", "<=", 1200.0),
     Target("self-play time grows linearly (4x games: time per action <= 1.25x of 1x)", r"scaling/selfplay/.*",
            r"4x.*", "s", "ratio", "<=", 1.25),
 )

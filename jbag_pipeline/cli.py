@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from jbag_pipeline import lake
 
@@ -60,9 +61,14 @@ def cmd_report(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    repository = Path(__file__).resolve().parents[1]
+    if not (repository / "benchmarks" / "run_all.py").is_file():
+        raise FileNotFoundError(f"no benchmarks/ folder in {repository}; jbag bench runs from a clone of the repository")
+    sys.path.insert(0, str(repository))  # benchmarks/ sits beside the packages, not inside the installed ones
     from benchmarks.run_all import main as bench_main
 
-    return bench_main(args.only, args.repeats)
+    return bench_main(args.only, args.repeats, with_demo=args.with_demo, quick=args.quick,
+                      render_only=args.render_only)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run the benchmark suite and write benchmarks/RESULTS.md")
     bench.add_argument("--only", help="comma-separated benchmark module names")
     bench.add_argument("--repeats", type=int, default=5)
+    bench.add_argument("--quick", action="store_true", help="fewer repeats")
+    bench.add_argument("--with-demo", action="store_true", help="also time the demo preset end to end (minutes)")
+    bench.add_argument("--render-only", action="store_true", help="rewrite RESULTS.md from results.json only")
     bench.set_defaults(func=cmd_bench)
     return parser
 

@@ -10,10 +10,21 @@ MAX_COUNT = 2**63 - 1
 TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
 
 
+CHUNK_STATES = 500  # states per Polars chunk: bounds the Python lists held at once (a 7 Wonders state has ~600 tokens)
+
+
 def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: bool = True) -> pl.DataFrame:
     """Tokens of every state of a `selfplay_states`-shaped table, sorted by (game_id, state_idx, token)."""
+    columns = states.select("game", "game_id", "state_idx", "doc")
+    chunks = [_tokenize_chunk(columns.slice(start, CHUNK_STATES), mode, num_suffix)
+              for start in range(0, len(columns), CHUNK_STATES)]
+    table = pl.concat(chunks) if chunks else pl.DataFrame(schema=TOKENS_SCHEMA)
+    return table.sort("game_id", "state_idx", "token")
+
+
+def _tokenize_chunk(states: pl.DataFrame, mode: str, num_suffix: bool) -> pl.DataFrame:
     games, ids, idxs, tokens, counts = [], [], [], [], []
-    for game, game_id, state_idx, doc in states.select("game", "game_id", "state_idx", "doc").iter_rows():
+    for game, game_id, state_idx, doc in states.iter_rows():
         bag = tokenize_state(parse_json(doc), mode=mode, num_suffix=num_suffix)
         too_big = next((t for t, c in bag.items() if c > MAX_COUNT), None)
         if too_big is not None:
@@ -25,6 +36,5 @@ def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: boo
         idxs.extend([state_idx] * n)
         tokens.extend(bag.keys())
         counts.extend(bag.values())
-    table = pl.DataFrame({"game": games, "game_id": ids, "state_idx": idxs, "token": tokens, "count": counts},
-                         schema=TOKENS_SCHEMA)
-    return table.sort("game_id", "state_idx", "token")
+    return pl.DataFrame({"game": games, "game_id": ids, "state_idx": idxs, "token": tokens, "count": counts},
+                        schema=TOKENS_SCHEMA)

@@ -42,6 +42,27 @@ def test_run_measured_sums_the_step_times_and_reports_resources(tmp_path):
         bench_pipeline.run_measured([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], {}, tmp_path / "log")
 
 
+def test_preset_rows_sum_the_groups_and_estimate_one_run(monkeypatch):
+    monkeypatch.setattr(bench_pipeline, "asset_groups", lambda: [("selfplay", ["a", "b"]), ("report", ["c"])])
+    figures = {"selfplay": {"wall": 30.0, "cpu": 20.0, "rss_mb": 400.0, "steps": 22.0},
+               "report": {"wall": 12.0, "cpu": 9.0, "rss_mb": 300.0, "steps": 6.0}}
+    commands = []
+
+    def fake_run_measured(command, env, log):
+        commands.append(command[command.index("--select") + 1])
+        assert command[command.index("--preset") + 1] == "smoke" and env["DAGSTER_HOME"].endswith("dagster_home")
+        return figures[log.stem]
+
+    monkeypatch.setattr(bench_pipeline, "run_measured", fake_run_measured)
+    rows = {(r["benchmark"], r["metric"]): r["median"] for r in bench_pipeline.run()}
+    assert commands == ["a,b", "c"]
+    assert rows[("pipeline/smoke/selfplay", "peak RSS MB")] == 400.0
+    assert rows[("pipeline/smoke/all groups", "wall s")] == 42.0
+    assert rows[("pipeline/smoke/all groups", "CPU s")] == 29.0
+    assert rows[("pipeline/smoke/all groups", "peak RSS MB")] == 400.0
+    assert rows[("pipeline/smoke/one jbag run (estimate)", "wall s")] == 28.0 + 6.0  # the smaller start-up: 12 - 6
+
+
 def test_scaling_rows_judge_linearity_per_action(monkeypatch):
     monkeypatch.setattr(bench_scaling, "BASE_GAMES", {"tictactoe": 2})
     rows = bench_scaling.run(repeats=1)

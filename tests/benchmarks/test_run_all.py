@@ -5,10 +5,11 @@ import math
 import sys
 import types
 
+import numpy as np
 import pytest
 
 from benchmarks import run_all
-from benchmarks.results_md import number, render, table
+from benchmarks.results_md import measured, number, render, table
 from benchmarks.targets import TARGETS, Target, check, check_all
 
 
@@ -31,7 +32,9 @@ def test_only_accepts_names_with_or_without_the_prefix_and_rejects_unknown_ones(
 
 
 def test_rows_are_validated_with_the_module_and_row_named():
-    assert run_all.validate_rows("m", [row(ratio=2)]) == [row(ratio=2)]
+    assert run_all.validate_rows("m", [row(ratio=2)]) == [row(ratio=2.0)]
+    saved = run_all.validate_rows("m", [row(median=np.int64(3), ratio=np.float32(0.5))])
+    assert saved == [row(median=3.0, ratio=0.5)] and type(saved[0]["median"]) is float
     bad = [
         ([], "non-empty list"),
         ([{**row(), "extra": 1}], "row 0 must have exactly the keys"),
@@ -54,27 +57,30 @@ def test_a_target_is_met_only_when_every_matching_row_passes():
     rows.append(row("tokenizer/d", ratio=1.9, metric="states/s"))
     verdict = check(target, rows)
     assert (verdict.status, verdict.worst["benchmark"]) == ("missed", "tokenizer/d")
-    assert "1.9x (tokenizer/d)" in verdict.measured
+    assert measured(verdict) == "1.9x (tokenizer/d)"
     assert check(target, [row("engines/x")]).status == "not measured"
+    assert measured(check(target, [row("engines/x")])) == "-"
 
 
 def test_an_upper_bound_target_reports_the_largest_value():
     target = Target("t", r"osla/.*", r"ours.*", "ms", "ratio", "<=", 5.0)
-    verdict = check(target, [row("osla/a", "ours (top)", "ms", ratio=4.0), row("osla/b", "ours (none)", "ms", ratio=6.0)])
+    rows = [row("osla/a", "ours (top)", "ms", ratio=4.0), row("osla/b", "ours (none)", "ms", ratio=6.0)]
+    verdict = check(target, rows)
     assert (verdict.status, verdict.worst["benchmark"]) == ("missed", "osla/b")
 
 
 def test_the_issue_targets_match_the_rows_the_modules_emit():
     rows = [row("random_playouts/connect4", metric="playouts/s", ratio=1.0),
             row("mcts_iterations/connect4", metric="iterations/s", median=50_000.0),
-            row("pipeline/smoke/all groups", metric="wall s", median=100.0),
+            row("pipeline/smoke/all groups", metric="wall s", median=500.0),
+            row("pipeline/smoke/one jbag run (estimate)", metric="wall s", median=100.0),
             row("scaling/selfplay/connect4", subject="4x (64 games, 900 actions)", metric="s", median=1.0, ratio=1.1)]
     status = {v.target.name: v.status for v in check_all(rows)}
     assert status["connect4 random playouts >= 0.7x pyspiel"] == "met"
     assert status["MCTS on connect4 >= 40,000 iterations/s"] == "met"
-    assert status["smoke preset end to end <= 3 minutes"] == "met"
+    assert status["smoke preset end to end <= 3 minutes (one jbag run, estimated)"] == "met"
     assert status["self-play time grows linearly (4x games: time per action <= 1.25x of 1x)"] == "met"
-    assert status["demo preset end to end <= 20 minutes"] == "not measured"
+    assert status["demo preset end to end <= 20 minutes (one jbag run, estimated)"] == "not measured"
     assert len(status) == len(TARGETS)
 
 
@@ -118,12 +124,15 @@ def test_main_merges_earlier_results_writes_results_md_and_exits_by_errors_only(
     outcomes = {"bench_engines": fake_results([row("mcts_iterations/connect4", metric="iterations/s", median=10.0)]),
                 "bench_tokenizer": fake_results([row("tokenizer/x", metric="states/s", median=5.0, ratio=3.0)])}
     calls = []
-    monkeypatch.setattr(run_all, "run_module", lambda name, repeats, demo: calls.append((name, repeats)) or outcomes[name])
-    assert run_all.main(repeats=2, results_dir=tmp_path, progress=lambda *_: None) == 0  # a missed target is no error
+    monkeypatch.setattr(run_all, "run_module",
+                        lambda name, repeats, demo: calls.append((name, repeats)) or outcomes[name])
+    printed = []
+    assert run_all.main(repeats=2, results_dir=tmp_path, progress=printed.append) == 0  # a missed target is no error
     assert calls == [("bench_engines", 2), ("bench_tokenizer", 2)]
     text = (tmp_path / "RESULTS.md").read_text()
     assert "| cpu | test cpu |" in text and "## bench_tokenizer" in text
     assert "| MCTS on connect4 >= 40,000 iterations/s | 10 iterations/s | missed |" in text
+    assert "MCTS on connect4 >= 40,000 iterations/s: 10 iterations/s" in "\n".join(printed)
     assert "| tokenizer >= 2x the naive reference, every game | 3x | met |" in text
 
     outcomes["bench_engines"] = fake_results([], error="exit status 1\nTraceback: boom")
@@ -134,6 +143,11 @@ def test_main_merges_earlier_results_writes_results_md_and_exits_by_errors_only(
     assert "Traceback: boom" in text and "| tokenizer >= 2x the naive reference, every game | 3x | met |" in text
     saved = json.loads((tmp_path / "results.json").read_text())["modules"]
     assert list(saved) == ["bench_engines", "bench_tokenizer"] and saved["bench_engines"]["error"]
+
+    calls.clear()
+    (tmp_path / "RESULTS.md").unlink()
+    assert run_all.main(render_only=True, results_dir=tmp_path, progress=lambda *_: None) == 0
+    assert calls == [] and "Traceback: boom" in (tmp_path / "RESULTS.md").read_text()
 
 
 def test_main_rejects_bad_repeats(tmp_path):

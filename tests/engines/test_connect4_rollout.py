@@ -36,7 +36,8 @@ def test_random_playout_makes_the_generic_rollouts_moves(params, max_actions):
         assert (fast.is_terminal(), fast.returns(), fast.legal_actions()) == \
             (slow.is_terminal(), slow.returns(), slow.legal_actions())
         assert fast_rng.random() == slow_rng.random()  # both drew the same number of random numbers
-        assert (start.to_json(), start.legal_actions()) == before  # clones share the legal-move list; the playout must not mutate it
+        # clones share the legal-move list, so the playout must replace it, never mutate it
+        assert (start.to_json(), start.legal_actions()) == before
 
 
 def test_a_finished_game_draws_nothing_and_mcts_uses_the_fast_path():
