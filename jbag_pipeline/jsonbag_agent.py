@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 from scipy.special import rel_entr
 
-from engines.agents.osla import OSLAAgent
+from engines.agents.osla import OSLAAgent, terminal_value
 from engines.base import Action
 from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.tokenize import TokenFilter
@@ -208,34 +208,19 @@ class JsonBagOSLAAgent(OSLAAgent):
         super().reset(seed)
         self.value_function.reset(seed)
 
-    def choose(self, state) -> Action:
-        legal = state.legal_actions()
-        if not legal:
-            raise ValueError("jsonbag_osla: the state has no legal actions (is the game over?)")
-        seat = state.current_player
-        self.value_function.begin_decision(state, seat)
-        sample = state.determinize(seat, self._rng)
-        values, open_children, open_positions = [], [], []
-        for position, action in enumerate(legal):
-            child = sample.clone()
-            child.apply(action)
-            result = child.returns()[seat] if child.is_terminal() else 0
-            values.append(math.inf if result > 0 else -math.inf if result < 0 else math.nan)
-            if result == 0:
-                open_children.append(child)
-                open_positions.append(position)
+    def child_values(self, legal: list[Action], children: list, seat: int) -> list[float]:
+        """As OSLAAgent, but the children that are not won or lost are valued in one batch."""
+        values = [terminal_value(child, seat) for child in children]
         if math.inf in values:  # a win is taken whatever the other children are worth
-            best = math.inf
-        else:
-            if open_children:
-                batch = self.value_function.values_batch(open_children, seat)
-                if np.isnan(batch).any():
-                    raise ValueError(f"jsonbag_osla: the value function returned NaN for seat {seat}")
-                for position, value in zip(open_positions, batch.tolist()):
-                    values[position] = value
-            best = max(values)
-        best_actions = [action for action, value in zip(legal, values) if value == best]
-        return best_actions[self._rng.randrange(len(best_actions))]
+            return [-math.inf if value is None else value for value in values]
+        open_positions = [position for position, value in enumerate(values) if value is None]
+        if open_positions:
+            batch = self.value_function.values_batch([children[p] for p in open_positions], seat)
+            if np.isnan(batch).any():
+                raise ValueError(f"jsonbag_osla: the value function returned NaN for seat {seat}")
+            for position, value in zip(open_positions, batch.tolist()):
+                values[position] = value
+        return values
 
 
 def _one_game(frame: pl.DataFrame, name: str) -> str | None:

@@ -42,28 +42,39 @@ class OSLAAgent:
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()
         if not legal:
-            raise ValueError("osla: the state has no legal actions (is the game over?)")
+            raise ValueError(f"{self.name}: the state has no legal actions (is the game over?)")
         seat = state.current_player
         self.value_function.begin_decision(state, seat)
         sample = state.determinize(seat, self._rng)
-        best_actions, best_value = [], -math.inf
+        children = []
         for action in legal:
             child = sample.clone()
             child.apply(action)
-            value = self._child_value(child, seat)
-            if math.isnan(value):
-                raise ValueError(f"osla: value function returned NaN for action {action!r}")
-            if value > best_value or not best_actions:
-                best_actions, best_value = [action], value
-            elif value == best_value:
-                best_actions.append(action)
+            children.append(child)
+        values = self.child_values(legal, children, seat)
+        best = max(values)
+        best_actions = [action for action, value in zip(legal, values) if value == best]
         return best_actions[self._rng.randrange(len(best_actions))]
 
-    def _child_value(self, child: State, seat: int) -> float:
-        if child.is_terminal():
-            result = child.returns()[seat]
-            if result > 0:
-                return math.inf
-            if result < 0:
-                return -math.inf
-        return float(self.value_function.value(child, seat))
+    def child_values(self, legal: list[Action], children: list[State], seat: int) -> list[float]:
+        """The value of each child for `seat`: wins +inf, losses -inf, others the value function's value."""
+        values = []
+        for action, child in zip(legal, children):
+            value = terminal_value(child, seat)
+            if value is None:
+                value = float(self.value_function.value(child, seat))
+                if math.isnan(value):
+                    raise ValueError(f"{self.name}: value function returned NaN for action {action!r}")
+            values.append(value)
+        return values
+
+
+def terminal_value(child: State, seat: int) -> float | None:
+    """+inf for a won child, -inf for a lost one; None for a draw or a running game (the value function decides)."""
+    if child.is_terminal():
+        result = child.returns()[seat]
+        if result > 0:
+            return math.inf
+        if result < 0:
+            return -math.inf
+    return None

@@ -15,6 +15,13 @@ def read_partition(settings, table: str, game: str) -> pl.DataFrame:
     return lake.read_table(settings.root(), table, {"game": game})
 
 
+def sum_to_one_check(table: pl.DataFrame, keys: list[str], check_name: str) -> dg.AssetCheckResult:
+    """Passes when `p` sums to 1 (within 1e-9) in every group of `keys`; reports the largest error."""
+    sums = table.group_by(keys).agg(pl.col("p").sum())
+    worst = float((sums["p"] - 1).abs().max() or 0.0)
+    return dg.AssetCheckResult(check_name=check_name, passed=worst < 1e-9, metadata={"max_abs_error": worst})
+
+
 def preview(df: pl.DataFrame, rows: int = 10) -> dg.MetadataValue:
     """A markdown preview of the first rows of a table."""
     head = df.head(rows)

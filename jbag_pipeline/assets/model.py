@@ -4,7 +4,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline import lake
-from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition, sum_to_one_check, table_metadata
 from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.classification import winner_classification_table
 from jbag_pipeline.resources import JbagSettings
@@ -59,9 +59,7 @@ def trajectory_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
             f"blacklist substrings {list(preset.token_blacklist)} removed {len(dropped)} distinct tokens: "
             + ", ".join(f"`{t}`" for t in dropped[:20]) + (" ..." if len(dropped) > 20 else "")),
     })
-    sums = bags.group_by("frequency", "game_id").agg(pl.col("p").sum())
-    worst = float((sums["p"] - 1).abs().max() or 0.0)
-    yield dg.AssetCheckResult(check_name="bags_sum_to_one", passed=worst < 1e-9, metadata={"max_abs_error": worst})
+    yield sum_to_one_check(bags, ["frequency", "game_id"], "bags_sum_to_one")
 
 
 @dg.asset(group_name="model", partitions_def=game_partitions, deps=["trajectory_bags", "selfplay_games"],
@@ -80,9 +78,7 @@ def winner_prototypes(context: dg.AssetExecutionContext, settings: JbagSettings)
         .group_by("seat", maintain_order=True).head(5)
     yield dg.MaterializeResult(metadata={**table_metadata(prototypes, path), "tokens_per_prototype": preview(sizes, 30),
                                          "top_tokens_full": preview(top, 40)})
-    sums = prototypes.group_by("frequency", "seat").agg(pl.col("p").sum())
-    worst = float((sums["p"] - 1).abs().max() or 0.0)
-    yield dg.AssetCheckResult(check_name="prototypes_sum_to_one", passed=worst < 1e-9, metadata={"max_abs_error": worst})
+    yield sum_to_one_check(prototypes, ["frequency", "seat"], "prototypes_sum_to_one")
 
 
 @dg.asset(group_name="model", partitions_def=game_partitions,

@@ -4,7 +4,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline import lake
-from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition, sum_to_one_check, table_metadata
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.segments import segmented_bags as build_segmented_bags
 from jbag_pipeline.selection import select_features
@@ -21,9 +21,7 @@ def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
                                 memory_limit=preset.duckdb_memory_limit)
     path = lake.write_table(bags, settings.root(), "segmented_bags", {"game": game})
     yield dg.MaterializeResult(metadata={**table_metadata(bags, path), "segments": preset.segments})
-    sums = bags.group_by("frequency", "segment", "game_id").agg(pl.col("p").sum())
-    worst = float((sums["p"] - 1).abs().max() or 0.0)
-    yield dg.AssetCheckResult(check_name="segments_sum_to_one", passed=worst < 1e-9, metadata={"max_abs_error": worst})
+    yield sum_to_one_check(bags, ["frequency", "segment", "game_id"], "segments_sum_to_one")
 
 
 @dg.multi_asset(
