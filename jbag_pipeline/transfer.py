@@ -30,9 +30,9 @@ from jbag_pipeline.statistics import mean_interval
 from jbag_pipeline.tokenize import DEFAULT_BLACKLIST
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
 
-__all__ = ["DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "TrainedModel", "TransferSettings", "map_tokens",
-           "mix_prototypes", "model_from_tables", "random_mapping", "selfplay_tables", "source_weight",
-           "transfer_experiment", "transfer_features", "transfer_prototypes", "variant_label"]
+__all__ = ["DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel", "TransferSettings",
+           "map_tokens", "mix_prototypes", "model_from_tables", "prepare_transfer", "random_mapping", "selfplay_tables",
+           "source_weight", "transfer_experiment", "transfer_features", "transfer_prototypes", "variant_label"]
 
 DEFAULT_PAIRS = [
     {"game": "connect4", "source_params": {"rows": 6, "cols": 7}, "target_params": {"rows": 8, "cols": 8}},
@@ -237,10 +237,30 @@ def _first_games(tables: tuple[pl.DataFrame, pl.DataFrame], n: int) -> tuple[pl.
     return games.filter(pl.col("game_id").is_in(ids.implode())), states.filter(pl.col("game_id").is_in(ids.implode()))
 
 
+@dataclass(frozen=True)
+class PreparedTransfer:
+    """The trained source and target models of one variant pair and the source -> target token mapping."""
+
+    source_model: TrainedModel
+    target_model: TrainedModel
+    mapping: pl.DataFrame
+
+
+def prepare_transfer(source_tables: tuple[pl.DataFrame, pl.DataFrame],
+                     target_tables: tuple[pl.DataFrame, pl.DataFrame], settings: TransferSettings) -> PreparedTransfer:
+    """Train both variants' models from their (games, states) tables and map the source tokens onto the target's."""
+    train = dict(run_seed=settings.seed, blacklist=settings.blacklist, top_k=settings.top_k, rf_trees=settings.rf_trees)
+    source_model = model_from_tables(*source_tables, **train)
+    target_model = model_from_tables(*target_tables, **train)
+    mapping = map_tokens(source_model.vocabulary, target_model.vocabulary, max_distance=settings.max_distance)
+    return PreparedTransfer(source_model, target_model, mapping)
+
+
 def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
                         settings: TransferSettings = TransferSettings(),
                         source_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
-                        target_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None) -> pl.DataFrame:
+                        target_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
+                        prepared: PreparedTransfer | None = None) -> pl.DataFrame:
     """transfer_results rows: each method's JSON-Bag OSLA against baseline OSLAs on the target, in every seat.
 
     Methods: transferred (zero-shot: source prototypes and features mapped onto the target vocabulary),
@@ -260,10 +280,9 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
     if max(settings.finetune_games, default=0) > available:
         raise ValueError(f"transfer_experiment: finetune_games {settings.finetune_games} needs more target games "
                          f"than the {available} given")
+    prepared = prepared or prepare_transfer(source_tables, target_tables, settings)
+    source_model, target_model, mapping = prepared.source_model, prepared.target_model, prepared.mapping
     train = dict(run_seed=settings.seed, blacklist=settings.blacklist, top_k=settings.top_k, rf_trees=settings.rf_trees)
-    source_model = model_from_tables(*source_tables, **train)
-    target_model = model_from_tables(*target_tables, **train)
-    mapping = map_tokens(source_model.vocabulary, target_model.vocabulary, max_distance=settings.max_distance)
     control = random_mapping(source_model.vocabulary, target_model.vocabulary, settings.seed)
     transferred = transfer_prototypes(source_model.prototypes, mapping, game=target_game)
     transferred_features = transfer_features(source_model.features, mapping, game=target_game)

@@ -6,8 +6,7 @@ import polars as pl
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import preview, table_metadata
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.transfer import (DEFAULT_PAIRS, map_tokens, model_from_tables, selfplay_tables,
-                                    transfer_experiment)
+from jbag_pipeline.transfer import DEFAULT_PAIRS, prepare_transfer, selfplay_tables, transfer_experiment
 
 
 def pair_key(pair: dict) -> str:
@@ -39,13 +38,11 @@ def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
     n_target = max([transfer_settings.target_games, *transfer_settings.finetune_games])
     source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings)
     target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings)
-    source_vocabulary = model_from_tables(*source_tables, with_features=False).vocabulary
-    target_vocabulary = model_from_tables(*target_tables, with_features=False).vocabulary
-    mapping = map_tokens(source_vocabulary, target_vocabulary, max_distance=transfer_settings.max_distance) \
-        .with_columns(pl.lit(key).alias("pair"))
+    prepared = prepare_transfer(source_tables, target_tables, transfer_settings)
+    mapping = prepared.mapping.with_columns(pl.lit(key).alias("pair"))
     results = transfer_experiment((game, pair["source_params"]), (game, pair["target_params"]),
                                   settings=transfer_settings, source_tables=source_tables,
-                                  target_tables=target_tables).with_columns(pl.lit(key).alias("pair"))
+                                  target_tables=target_tables, prepared=prepared).with_columns(pl.lit(key).alias("pair"))
     root = settings.root()
     mapping_path = lake.write_table(mapping, root, "token_mappings", {"pair": key})
     results_path = lake.write_table(results, root, "transfer_results", {"pair": key})
