@@ -37,15 +37,12 @@ def common_json(state: "State", game_type: str) -> dict:
 
     `gameStatus` and `playerResults` state the outcome; the pipeline's token filter removes them.
     """
-    terminal = state.is_terminal()
-    return {
-        "gameType": game_type,
-        "turnCounter": state.turn_counter,
-        "turnOwner": state.current_player if not terminal else -1,
-        "nPlayers": state.n_players,
-        "gameStatus": "GAME_END" if terminal else "ONGOING",
-        "playerResults": result_names(state.returns()) if terminal else ["GAME_ONGOING"] * state.n_players,
-    }
+    n_players = state.n_players
+    if state.is_terminal():
+        return {"gameType": game_type, "turnCounter": state.turn_counter, "turnOwner": -1, "nPlayers": n_players,
+                "gameStatus": "GAME_END", "playerResults": result_names(state.returns())}
+    return {"gameType": game_type, "turnCounter": state.turn_counter, "turnOwner": state.current_player,
+            "nPlayers": n_players, "gameStatus": "ONGOING", "playerResults": ["GAME_ONGOING"] * n_players}
 
 
 class State:

@@ -305,7 +305,7 @@ class CantStopState(State):
             temporary[track] = position
         return {
             "completedColumns": list(self.completed),
-            "playerMarkerPositions": [list(row) for row in self.permanent],
+            "playerMarkerPositions": list(map(list, self.permanent)),
             "temporaryMarkerPositions": temporary,
             "dice": list(self.dice),
             "gamePhase": self.phase,

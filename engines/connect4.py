@@ -13,14 +13,7 @@ from engines.base import Game, State, check_params, common_json
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
-_COLUMN_CELLS: dict[int, dict[int, tuple[str, ...]]] = {}  # rows -> column key -> the column's cells
-
-
-def _column_cells(cells_of: dict, rows: int, key: int) -> tuple[str, ...]:
-    """The cells of one column, top row first; key: seat 0's column bits | seat 1's << rows (bit 0 at the bottom)."""
-    cells = cells_of[key] = tuple(PIECES[1] if key >> (rows + bit) & 1 else PIECES[0] if key >> bit & 1 else EMPTY
-                                  for bit in range(rows - 1, -1, -1))
-    return cells
+_CELL_BYTES = bytes.maketrans(b"0123", (EMPTY + PIECES[0] + PIECES[1] + PIECES[1]).encode())  # hex code -> cell
 
 
 class Connect4(Game):
@@ -47,6 +40,11 @@ class Connect4(Game):
         self.column = [((1 << rows) - 1) << (c * self.height) for c in range(cols)]
         self.column_bits = [(self.column[c], self.bottom[c], self.top[c]) for c in range(cols)]
         self.n_cells = rows * cols
+        # to_json lists the board as one character per bit, highest bit first: row r (from the top) is then
+        # every height-th character backwards from index cols * height - rows + r
+        self.cells_format = f"0{cols * self.height}x"
+        self.row_slices = tuple(slice(start, None, -self.height)
+                                for start in range(cols * self.height - rows, cols * self.height))
         self.min_win_moves = 2 * win - 1
         self.run_shifts = [(step, _doubling_shifts(step, win)) for step in (1, self.height, self.height + 1, self.height - 1)]
         self.shift_groups = tuple(tuple(shifts) for _, shifts in self.run_shifts)
@@ -252,17 +250,14 @@ class Connect4State(State):
     def to_json(self) -> dict:
         game = self._game
         bits = self.seat_bits()
-        rows, full = game.rows, (1 << game.rows) - 1
-        cells_of = _COLUMN_CELLS.get(rows) or _COLUMN_CELLS.setdefault(rows, {})
-        keys = [(bits[0] >> shift & full) | (bits[1] >> shift & full) << rows  # one column's seat bits
-                for shift in range(0, game.cols * game.height, game.height)]
-        board = list(map(list, zip(*[cells_of.get(key) or _column_cells(cells_of, rows, key) for key in keys])))
-        heights = [(self._mask & game.column[c]).bit_count() for c in range(game.cols)]
-        winner_cells = game.run_cells(bits[self._winner]) if self._winner >= 0 else []
+        # each seat's binary digits read as hex make bit i hex digit i, so one sum codes every cell (0 / 1 / 2)
+        codes = int(format(bits[0], "b"), 16) + 2 * int(format(bits[1], "b"), 16)
+        cells = list(format(codes, game.cells_format).encode().translate(_CELL_BYTES).decode())
+        mask = self._mask
         return {
-            "board": board,
-            "heights": heights,
-            "winnerCells": winner_cells,
+            "board": list(map(cells.__getitem__, game.row_slices)),
+            "heights": [(mask & column).bit_count() for column in game.column],
+            "winnerCells": game.run_cells(bits[self._winner]) if self._winner >= 0 else [],
             "moveCount": self._moves,
             **common_json(self, "Connect4"),
         }

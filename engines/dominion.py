@@ -24,7 +24,6 @@ and known hand cards kept), shuffles p's own draw pile, and re-seeds future shuf
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
 from engines.dominion_cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
@@ -37,6 +36,7 @@ DEFAULT_PARAMS = {  # TAG DominionParameters defaults
     "starting_copper": 7, "starting_estates": 3, "copper_supply": 32, "silver_supply": 40, "gold_supply": 30,
 }
 VICTORY_CARDS_PER_PLAYER = {2: 8, 3: 12, 4: 12}
+VICTORY_POINTS = {card: data.victory_points for card, data in CARDS.items()}
 
 
 class DominionState(State):
@@ -187,17 +187,25 @@ class DominionState(State):
         other.game = self.game
         other.n_players = self.n_players
         other.supply = dict(self.supply)
-        other.hands = [list(h) for h in self.hands]
-        other.draw_piles = [list(d) for d in self.draw_piles]
-        other.discards = [list(d) for d in self.discards]
-        other.tableaux = [list(t) for t in self.tableaux]
+        other.hands = list(map(list, self.hands))
+        other.draw_piles = list(map(list, self.draw_piles))
+        other.discards = list(map(list, self.discards))
+        other.tableaux = list(map(list, self.tableaux))
         other.trash = list(self.trash)
         other.defence_status = list(self.defence_status)
-        other.revealed = [list(r) for r in self.revealed]
+        other.revealed = list(map(list, self.revealed))
         other.pending = dict(self.pending) if self.pending is not None else None
-        for name in ("phase", "turn_player", "actions", "buys", "spent", "additional_spend", "merchants_played",
-                     "turn_counter", "round_counter", "terminal", "chance_seed"):
-            setattr(other, name, getattr(self, name))
+        other.phase = self.phase
+        other.turn_player = self.turn_player
+        other.actions = self.actions
+        other.buys = self.buys
+        other.spent = self.spent
+        other.additional_spend = self.additional_spend
+        other.merchants_played = self.merchants_played
+        other.turn_counter = self.turn_counter
+        other.round_counter = self.round_counter
+        other.terminal = self.terminal
+        other.chance_seed = self.chance_seed
         return other
 
     def is_terminal(self) -> bool:
@@ -205,9 +213,9 @@ class DominionState(State):
 
     def scores(self) -> list[float]:
         """Victory points over every card a seat owns (hand, draw pile, discard, tableau)."""
-        return [float(sum(CARDS[c].victory_points for zone in (self.hands[p], self.draw_piles[p],
-                                                                self.discards[p], self.tableaux[p]) for c in zone))
-                for p in range(self.n_players)]
+        points = VICTORY_POINTS.__getitem__
+        return [float(sum(map(points, hand + draw + discard + tableau)))
+                for hand, draw, discard, tableau in zip(self.hands, self.draw_piles, self.discards, self.tableaux)]
 
     def returns(self) -> list[int]:
         if not self.terminal:
@@ -226,19 +234,18 @@ class DominionState(State):
 
     # ----- JSON and hidden information -----------------------------------------------------------
     def to_json(self) -> dict:
-        doc = {
+        return {
             "cardsIncludedInGame": dict(self.supply),
-            "playerHands": [list(h) for h in self.hands],
-            "playerDrawPiles": [list(d) for d in self.draw_piles],
-            "playerDiscards": [list(d) for d in self.discards],
-            "playerTableaux": [list(t) for t in self.tableaux],
+            "playerHands": list(map(list, self.hands)),
+            "playerDrawPiles": list(map(list, self.draw_piles)),
+            "playerDiscards": list(map(list, self.discards)),
+            "playerTableaux": list(map(list, self.tableaux)),
             "trashPile": list(self.trash),
             "defenceStatus": list(self.defence_status),
-            "revealedHandCards": [list(r) for r in self.revealed],
+            "revealedHandCards": list(map(list, self.revealed)),
+            **self._turn_json(),
+            **common_json(self, GAME_TYPE),
         }
-        doc.update(self._turn_json())
-        doc.update(common_json(self, GAME_TYPE))
-        return doc
 
     def _turn_json(self) -> dict:
         doc = {"gamePhase": self.phase, "turnPlayer": self.turn_player, "actionsLeft": self.actions,
@@ -255,18 +262,28 @@ class DominionState(State):
             "observer": player,
             "cardsIncludedInGame": dict(self.supply),
             "playerHand": list(self.hands[player]),
-            "handSizes": [len(h) for h in self.hands],
-            "revealedHandCards": [sorted(r, key=CARD_ORDER.__getitem__) for r in self.revealed],
-            "drawPileSizes": [len(d) for d in self.draw_piles],
-            "unlocatedCards": [_sorted_counts(self._unlocated(q, player)) for q in range(self.n_players)],
-            "playerDiscards": [list(d) for d in self.discards],
-            "playerTableaux": [list(t) for t in self.tableaux],
+            "handSizes": list(map(len, self.hands)),
+            "revealedHandCards": [sorted(r, key=CARD_ORDER.__getitem__) if r else [] for r in self.revealed],
+            "drawPileSizes": list(map(len, self.draw_piles)),
+            "unlocatedCards": [self._unlocated_counts(q, player) for q in range(self.n_players)],
+            "playerDiscards": list(map(list, self.discards)),
+            "playerTableaux": list(map(list, self.tableaux)),
             "trashPile": list(self.trash),
             "defenceStatus": list(self.defence_status),
             "victoryPoints": self.scores(),
             **self._turn_json(),
             **common_json(self, GAME_TYPE),
         }
+
+    def _unlocated_counts(self, seat: int, observer: int) -> dict[str, int]:
+        """How many of each card `_unlocated(seat, observer)` holds, in card order."""
+        if seat == observer:
+            cards = self.draw_piles[seat]
+        else:
+            cards = self.hands[seat] + self.draw_piles[seat]
+            for card in self.revealed[seat]:
+                cards.remove(card)
+        return {card: cards.count(card) for card in sorted(set(cards), key=CARD_ORDER.__getitem__)}
 
     def _unlocated(self, seat: int, observer: int) -> list[str]:
         """Cards of `seat` whose zone or position `observer` cannot tell: sorted, so order leaks nothing."""
@@ -291,11 +308,6 @@ class DominionState(State):
             state.draw_piles[seat] = cards
         state.chance_seed = rng.getrandbits(64)
         return state
-
-
-def _sorted_counts(cards: list[str]) -> dict[str, int]:
-    counts = Counter(cards)
-    return {c: counts[c] for c in sorted(counts, key=CARD_ORDER.__getitem__)}
 
 
 class Dominion(Game):

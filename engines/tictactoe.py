@@ -17,6 +17,13 @@ LINES = (0b000000111, 0b000111000, 0b111000000,  # rows
 # Lookup tables over all 512 bitboards: the empty cells of an occupancy, and whether pieces hold a line.
 EMPTY_CELLS = tuple(tuple(cell for cell in range(9) if not board >> cell & 1) for board in range(512))
 HAS_LINE = tuple(any(board & line == line for line in LINES) for board in range(512))
+# to_json tables: the cells of one row from its x bits | o bits << 3 ("o" where both are set, as before),
+# and the [row, col] cells on the lines a bitboard holds
+ROW_CELLS = tuple(tuple(PIECES[1] if key >> (3 + c) & 1 else PIECES[0] if key >> c & 1 else EMPTY for c in range(3))
+                  for key in range(64))
+LINE_CELLS = tuple(tuple((cell // 3, cell % 3) for cell in range(9)
+                         if any(board & line == line and line >> cell & 1 for line in LINES))
+                   for board in range(512))
 
 
 class TicTacToe(Game):
@@ -128,22 +135,11 @@ class TicTacToeState(State):
         return (self._seats[0], self._seats[1])
 
     def to_json(self) -> dict:
-        board = [[EMPTY] * 3 for _ in range(3)]
-        for seat in (0, 1):
-            for cell in range(9):
-                if self._seats[seat] >> cell & 1:
-                    board[cell // 3][cell % 3] = PIECES[seat]
-        winner_cells = []
-        if self._winner >= 0:
-            pieces = self._seats[self._winner]
-            on_line = 0
-            for line in LINES:
-                if pieces & line == line:
-                    on_line |= line
-            winner_cells = [[cell // 3, cell % 3] for cell in range(9) if on_line >> cell & 1]
+        x, o = self._seats
         return {
-            "board": board,
-            "winnerCells": winner_cells,
+            "board": [list(ROW_CELLS[(x & 7) | (o & 7) << 3]), list(ROW_CELLS[(x >> 3 & 7) | (o >> 3 & 7) << 3]),
+                      list(ROW_CELLS[(x >> 6) | (o >> 6) << 3])],
+            "winnerCells": [[r, c] for r, c in LINE_CELLS[self._seats[self._winner]]] if self._winner >= 0 else [],
             "moveCount": self._moves,
             **common_json(self, "TicTacToe"),
         }
