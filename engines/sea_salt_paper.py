@@ -337,7 +337,10 @@ class SeaSaltPaperState(State):
         """
         other = self.clone()
         places = other.hidden_places(player)
-        pool = sorted(k for place in places for k in place)
+        pool = []
+        for place in places:
+            pool += place
+        pool.sort()
         rng.shuffle(pool)
         start = 0
         for place in places:

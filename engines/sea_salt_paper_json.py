@@ -17,6 +17,13 @@ GAME_TYPE = "SeaSaltPaper"
 DRAW, DISCARD, DUO, CRAB, OVER = "DRAW", "DISCARD", "DUO", "CRAB", "GAME_OVER"
 PHASES = (DRAW, DISCARD, DUO, CRAB, OVER)
 
+# card_json of every kind; documents get copies (with a fresh "properties"), so callers may mutate them.
+CARD_TEMPLATES = [card_json(kind) for kind in range(len(NAMES))]
+MAX_SEATS = 4  # the game has 2..4 players
+OWNERS = [[tuple(p == seat for p in range(n)) for seat in range(n)] for n in range(MAX_SEATS + 1)]  # [n][seat]
+HAND_NAMES = [f"playerHand{seat}" for seat in range(MAX_SEATS)]
+AREA_NAMES = [f"PlayerHandDiscard{seat}" for seat in range(MAX_SEATS)]
+
 
 def state_document(state, observer: int | None) -> dict:
     """The full state (observer None) or what seat `observer` sees: unseen decks show only their size."""
@@ -24,7 +31,7 @@ def state_document(state, observer: int | None) -> dict:
     doc = {
         "playerHands": [hand_json(p, hand, n, state.protected[p], observer in (None, p) or state.protected[p])
                         for p, hand in enumerate(state.hands)],
-        "playerDiscards": [deck_json(f"PlayerHandDiscard{p}", cards, "VISIBLE_TO_ALL", True)
+        "playerDiscards": [deck_json(AREA_NAMES[p], cards, "VISIBLE_TO_ALL", True)
                            for p, cards in enumerate(state.played)],
         "discardPile1": deck_json("discardPile1", state.piles[0], "VISIBLE_TO_ALL", True),
         "discardPile2": deck_json("discardPile2", state.piles[1], "VISIBLE_TO_ALL", True),
@@ -44,25 +51,37 @@ def state_document(state, observer: int | None) -> dict:
     return doc
 
 
+def cards_json(cards: list[int]) -> list[dict]:
+    """Fresh card_json documents, front card first (the engine keeps the top card last)."""
+    components = []
+    for kind in reversed(cards):
+        card = CARD_TEMPLATES[kind].copy()
+        card["properties"] = {}
+        components.append(card)
+    return components
+
+
 def deck_json(name: str, cards: list[int], visibility: str, seen: bool) -> dict:
     """A TAG Deck as Gson writes it, front card first; an unseen deck shows its size, not its cards."""
-    doc = {"capacity": -1}
     if seen:
-        doc["components"] = [card_json(k) for k in reversed(cards)]
-    else:
-        doc["size"] = len(cards)
-    doc.update(visibility=visibility, type="DECK", properties={}, componentName=name)
-    return doc
+        return {"capacity": -1, "components": cards_json(cards), "visibility": visibility, "type": "DECK",
+                "properties": {}, "componentName": name}
+    return {"capacity": -1, "size": len(cards), "visibility": visibility, "type": "DECK", "properties": {},
+            "componentName": name}
 
 
 def hand_json(seat: int, hand: list[int], n_players: int, protected: bool, seen: bool) -> dict:
     """A hand as TAG's PartialObservableDeck: every card visible to its owner only."""
-    owner = [p == seat for p in range(n_players)]
-    doc = {"deckVisibility": owner}
-    if seen:
-        doc["elementVisibility"] = [owner[:] for _ in hand]
-    doc.update(deck_json(f"playerHand{seat}", hand, "VISIBLE_TO_ALL" if protected else "MIXED_VISIBILITY", seen))
-    return doc
+    owner = list(OWNERS[n_players][seat])
+    visibility = "VISIBLE_TO_ALL" if protected else "MIXED_VISIBILITY"
+    if not seen:
+        return {"deckVisibility": owner, "capacity": -1, "size": len(hand), "visibility": visibility,
+                "type": "DECK", "properties": {}, "componentName": HAND_NAMES[seat]}
+    elements = []
+    for _ in hand:
+        elements.append(owner[:])
+    return {"deckVisibility": owner, "elementVisibility": elements, "capacity": -1, "components": cards_json(hand),
+            "visibility": visibility, "type": "DECK", "properties": {}, "componentName": HAND_NAMES[seat]}
 
 
 def cards_from_deck_json(deck, where: str) -> list[int]:

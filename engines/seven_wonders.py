@@ -41,6 +41,8 @@ from engines.base import Game, State, check_params, normalize_action, returns_fr
 from engines.seven_wonders_cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX,
                                          MAX_PLAYERS, MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE,
                                          WONDER_ORDER, WONDERS, age_deck)
+from engines.seven_wonders_hidden import determinize
+from engines.seven_wonders_json import parse_state, state_json
 from engines.seven_wonders_scoring import MILITARY_RULES, effect_gain, military_points, victory_points
 from engines.seven_wonders_trade import NO_UNITS, goods_needed, own_supply, payment_options, sellable_units
 
@@ -86,7 +88,6 @@ class SevenWonders(Game):
         return state
 
     def from_json(self, doc: dict, seed: int = 0) -> "SevenWondersState":
-        from engines.seven_wonders_json import parse_state
         return parse_state(self, doc, seed)
 
 
@@ -181,16 +182,13 @@ class SevenWondersState(State):
                 tuple(tuple(r) for r in self.res), tuple(tuple(b) for b in self.boards), tuple(self.pending))
 
     def to_json(self) -> dict:
-        from engines.seven_wonders_json import state_json
         return state_json(self)
 
     def observation_json(self, player: int) -> dict:
-        from engines.seven_wonders_json import state_json
         self._check_seat(player)
         return state_json(self, viewer=player)
 
     def determinize(self, player: int, rng: random.Random) -> "SevenWondersState":
-        from engines.seven_wonders_hidden import determinize
         self._check_seat(player)
         return determinize(self, player, rng)
 
@@ -262,7 +260,7 @@ class SevenWondersState(State):
 
     def _is_free(self, seat: int, card, hand_size: int) -> bool:
         played = self.played[seat]
-        if any(name in played for name in card.chains):
+        if card.chains and any(name in played for name in card.chains):
             return True
         wonder, side, stage, _ = self.boards[seat]
         if wonder == OLYMPIA:
@@ -281,8 +279,7 @@ class SevenWondersState(State):
         return sellable_units(self.res[(seat - 1) % n]), sellable_units(self.res[(seat + 1) % n]), prices
 
     def _payments(self, seat: int, cost: tuple, market: tuple, own: tuple) -> tuple:
-        coin_cost = sum(k for resource, k in cost if resource == "Coin")
-        budget = self.res[seat][COIN] - coin_cost
+        budget = self.res[seat][COIN] - dict(cost).get("Coin", 0)  # a cost names each resource once
         return payment_options(goods_needed(cost), own, market[0], market[1], market[2], budget)
 
     def _resolve_round(self) -> None:

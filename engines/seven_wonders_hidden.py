@@ -14,6 +14,8 @@ import random
 
 from engines.seven_wonders_cards import CARDS, GUILD, GUILDS
 
+GUILD_AGE = 3
+
 
 def determinize(state, player: int, rng: random.Random):
     """A copy of `state` with everything `player` cannot see re-sampled from `rng`."""
@@ -32,7 +34,8 @@ def determinize(state, player: int, rng: random.Random):
     if not discard_hidden:
         seen.update(state.discard)
     for age, pool in pools.items():
-        guilds = sum(1 for name in pool if CARDS[name].kind == GUILD)
+        # Only the age-III pool can hold guilds (pools are keyed by the cards' own age).
+        guilds = sum(1 for name in pool if CARDS[name].kind == GUILD) if age == GUILD_AGE else 0
         pool.sort()
         if guilds:
             unseen = sorted(set(GUILDS) - seen)

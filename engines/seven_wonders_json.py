@@ -35,15 +35,6 @@ def card_json(name: str) -> dict:
     }
 
 
-def deck_json(name: str, visibility: str, cards: list[str] | None, hidden_count: int = 0) -> dict:
-    """A TAG Deck; `cards` None means hidden from the viewer (no components, a hiddenCount instead)."""
-    doc = {"capacity": -1, "components": [card_json(c) for c in cards] if cards is not None else []}
-    if cards is None:
-        doc["hiddenCount"] = hidden_count
-    doc.update({"visibility": visibility, "type": "DECK", "properties": {}, "componentName": name})
-    return doc
-
-
 def board_json(wonder: str, side: int, stage: int, used: bool) -> dict:
     data = WONDERS[wonder]
     return {
@@ -53,9 +44,85 @@ def board_json(wonder: str, side: int, stage: int, used: bool) -> dict:
     }
 
 
+def _card_parts(name: str) -> tuple:
+    """card_json(name) as a template plus the static values its mutable fields are copied from."""
+    doc, card = card_json(name), CARDS[name]
+    return doc, doc["constructionCost"], doc["resourcesProduced"], doc["prerequisiteCard"], card.instant, card.end_game
+
+
+def _board_parts(wonder: str, side: int) -> tuple:
+    """board_json(wonder, side, 1, False) as a template plus the stage costs and rewards its lists copy."""
+    doc = board_json(wonder, side, 1, False)
+    return doc, tuple(doc["constructionCosts"]), tuple(doc["stageProduce"])
+
+
+# Templates are never handed out: a document gets copies of them and of every container in them, so callers
+# may mutate what they receive. Resource documents hold ints only (the engine's resources are ints) and are
+# cached by value; callers get copies.
+CARD_PARTS = {name: _card_parts(name) for name in CARDS}
+BOARD_PARTS = {(wonder, side): _board_parts(wonder, side) for wonder in WONDERS for side in (0, 1)}
+RESOURCE_DOCS: dict[tuple, dict] = {}
+RESOURCE_DOCS_MAX = 4096  # the cache is emptied when it reaches this size
+
+
+def cards_json(names: list[str]) -> list[dict]:
+    """Fresh card_json documents for `names` (a template copy per card, its containers copied too)."""
+    components = []
+    for name in names:
+        template, cost, produced, chains, instant, end_game = CARD_PARTS[name]
+        card = template.copy()
+        card["constructionCost"] = cost.copy() if cost else {}  # a literal is cheaper than copying an empty one
+        card["resourcesProduced"] = produced.copy() if produced else {}
+        card["prerequisiteCard"] = chains[:] if chains else []
+        card["instantEffects"] = [effect_json(e) for e in instant] if instant else []
+        card["endGameEffects"] = [effect_json(e) for e in end_game] if end_game else []
+        card["properties"] = {}
+        components.append(card)
+    return components
+
+
+def copied_board_json(wonder: str, side: int, stage: int, used: bool) -> dict:
+    """board_json(wonder, side, stage, used), copied from a template."""
+    template, costs, rewards = BOARD_PARTS[wonder, side]
+    doc = template.copy()
+    doc["effectUsed"] = used
+    doc["wonderStage"] = stage
+    doc["constructionCosts"] = copies(costs)
+    doc["stageProduce"] = copies(rewards)
+    doc["properties"] = {}
+    return doc
+
+
+def copies(dicts: tuple) -> list[dict]:
+    """A list of shallow copies (a plain loop: faster than a comprehension for a few items)."""
+    out = []
+    for d in dicts:
+        out.append(d.copy())
+    return out
+
+
+def deck_json(name: str, visibility: str, cards: list[str] | None, hidden_count: int = 0) -> dict:
+    """A TAG Deck; `cards` None means hidden from the viewer (no components, a hiddenCount instead)."""
+    if cards is None:
+        return {"capacity": -1, "components": [], "hiddenCount": hidden_count, "visibility": visibility,
+                "type": "DECK", "properties": {}, "componentName": name}
+    return {"capacity": -1, "components": cards_json(cards), "visibility": visibility, "type": "DECK",
+            "properties": {}, "componentName": name}
+
+
+def resources_json(resources: list[int]) -> dict:
+    """All 22 resources by name, in RESOURCES order (a copy of a cached document)."""
+    key = tuple(resources)
+    doc = RESOURCE_DOCS.get(key)
+    if doc is None:
+        if len(RESOURCE_DOCS) >= RESOURCE_DOCS_MAX:
+            RESOURCE_DOCS.clear()
+        doc = RESOURCE_DOCS[key] = dict(zip(RESOURCES, resources))
+    return doc.copy()
+
+
 def state_json(state, viewer: int | None = None) -> dict:
     """The full state (viewer None) or what seat `viewer` sees of it."""
-    n = state.n_players
     hands = []
     for seat, hand in enumerate(state.hands):
         visible = viewer is None or viewer == seat
@@ -70,16 +137,17 @@ def state_json(state, viewer: int | None = None) -> dict:
             choices.append(list(action) if viewer is None or viewer == seat else HIDDEN)
     return {
         "currentAge": state.age,
-        "playerResources": [dict(zip(RESOURCES, r)) for r in state.res],
+        "playerResources": [resources_json(r) for r in state.res],
         "playerHands": hands,
         "playedCards": [deck_json("Played Cards", "VISIBLE_TO_ALL", cards) for cards in state.played],
         "ageDeck": deck_json("Age Deck", "MIXED_VISIBILITY", []),
         "discardPile": deck_json("Discarded Cards", "HIDDEN_TO_ALL", state.discard if discard_visible else None,
                                  len(state.discard)),
-        "wonderBoardDeck": {"capacity": -1, "components": [board_json(w, s, 1, False) for w, s in state.board_deck],
+        "wonderBoardDeck": {"capacity": -1,
+                            "components": [copied_board_json(w, s, 1, False) for w, s in state.board_deck],
                             "visibility": "VISIBLE_TO_ALL", "type": "DECK", "properties": {},
                             "componentName": "Wonder Board Deck"},
-        "playerWonderBoard": [board_json(*board) for board in state.boards],
+        "playerWonderBoard": [copied_board_json(*board) for board in state.boards],
         "direction": state.direction,
         "turnActions": choices,
         "buildFromDiscardPlayer": state.builder,
