@@ -1,8 +1,8 @@
 """The JSON-Bag OSLA of the evaluation: a JsonBagValue built from the lake tables for one (frequency, variant).
 
 It tokenizes full state documents (`to_json()`), as the prototypes were built, but only of determinized
-states: in begin_decision the real state is determinized from the seat's own view first, and in value()
-the child already comes from OSLA's determinized sample, so hidden information is never read.
+states: begin_decision gets OSLA's determinized sample of the decision (drawn from the seat's own view) and
+every child comes from that sample, so hidden information is never read.
 The agent's trajectory bag gets the state it observes at the start of each of its own turns, by the pair's
 frequency rule: full and interval add every such state (interval keeps one state per n_players global
 turns, and the agent's own turns are exactly one per cycle of n_players turns, so it equals full here);
@@ -13,33 +13,37 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
+import orjson
 import polars as pl
-from scipy.special import rel_entr
+from scipy.special import xlogy
 
 from engines.agents.osla import OSLAAgent, terminal_value
 from engines.base import Action
 from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.tokenize import TokenFilter
-from jbag_pipeline.tokenize_restricted import RestrictedTokenizer
+from jbag_pipeline.tokenize_delta import TokenDelta
+from jbag_pipeline.tokenize_restricted import token_paths
 from jbag_pipeline.value import _OUTSIDE, JsonBagValue
 
 FEATURE_VARIANTS = ("full", "interval", "random", "full_seg", "interval_seg", "random_seg", "adaptive", "none")
 NO_SELECTION = "none"  # every token: the value is exact JSD over the prototypes' full vocabulary
 _LN2 = math.log(2.0)
-_PART_CACHE_LIMIT = 200_000
+_TINY = 1e-300  # added to pooled shares so that 0 ln 0 comes out 0; below an ulp of any real share
+_CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
 
 
 class DeterminizedJsonBagValue(JsonBagValue):
     """JsonBagValue over `to_json()` of determinized states, with a frequency rule for the trajectory bag.
 
-    Restricted to features, states are tokenized by a RestrictedTokenizer, which skips every subtree that
-    can hold no feature and reuses the counts of unchanged parts. values_batch values many candidates in
-    one numpy pass (JSD to all prototypes at once, over every feature when there are at most _DENSE_WIDTH,
-    else over the columns the batch uses). reset(seed) re-seeds the determinization and sampling RNGs.
+    Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
+    are walked, and none under which no feature lies): each decision's sample against the last sample, each
+    child against its decision's sample. values_batch values many candidates in one numpy pass (JSD to all
+    prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
+    batch uses). reset(seed) re-seeds the sampling RNG of the random frequency.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
@@ -48,77 +52,117 @@ class DeterminizedJsonBagValue(JsonBagValue):
             raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
         self.frequency, self.seed, self._game_seed = frequency, int(seed), None
         super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
-        self._columns_of_part: dict[int, tuple] = {}
-        self._tokenizer = RestrictedTokenizer(self.features if self.restricted else None, mode="both", num_suffix=True)
+        self._dense = len(self.features) <= _DENSE_WIDTH
+        self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
+        self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
         totals = self.prototypes.sum(axis=1)
         self._empty = totals == 0
         self._shares = self.prototypes / np.where(self._empty, 1.0, totals)[:, None]
         self._share_totals = np.where(self._empty, 0.0, 1.0)
-        self._dense_rest = self._share_totals - self._shares.sum(axis=1)
+        self._terms = _prototype_terms(self._shares, self._share_totals)  # over every feature column
         self._any_empty = bool(self._empty.any())
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game (empty trajectory); `seed` (the agent's seed for this game) re-seeds the RNGs."""
+        """Start a new game (empty trajectory); `seed` (the agent's seed for this game) re-seeds the sampling RNG."""
         super().reset()
         if seed is not None:
             self._game_seed = int(seed)
-        self._determinize_rng = random.Random(f"jsonbag-determinize:{self.seed}:{self._game_seed}")
         self._sample_rng = random.Random(f"jsonbag-sample:{self.seed}:{self._game_seed}")
+        self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
+        self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
 
     def begin_decision(self, state, seat: int) -> None:
-        """Add a determinization of the real state to the trajectory bag, once per own turn, by the frequency rule."""
+        """`state` is OSLA's determinized sample of this decision (never the real hidden state): it becomes the
+        reference the children are counted against, and joins the trajectory bag once per own turn, by the
+        frequency rule."""
         self._check_seat(seat)
+        doc, columns, counts = state.to_json(), [], []
+        mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+        reference_counts = self._reference_counts.copy()
+        np.add.at(reference_counts, columns, counts)
+        self._reference, self._reference_counts, self._reference_mass = doc, reference_counts, mass
         turn = state.turn_counter
         if turn == self._last_turn:
             return
         self._last_turn = turn
         if self.frequency == "random" and self._sample_rng.random() >= 1.0 / state.n_players:
             return
-        view = state.determinize(seat, self._determinize_rng)
-        self.trajectory_outside += self._add(self._tokens(view, seat), self.trajectory)
+        self.trajectory += reference_counts
+        self.trajectory_outside += mass - reference_counts.sum()
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
         return float(self.values_batch([state], seat)[0])
 
     def values_batch(self, states: Sequence, seat: int) -> np.ndarray:
-        """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once."""
+        """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
+        counted as the reference plus its changes from it, and all states by one np.bincount."""
         self._check_seat(seat)
-        parts_of_states = self._tokenizer.tokenize_parts([state.to_json() for state in states])
-        if len(self.features) <= _DENSE_WIDTH:
-            return self._dense_values(parts_of_states)[:, seat]
-        rows, columns, counts = [], [], []
-        outside = np.full(len(states), self.trajectory_outside)
-        for row, parts in enumerate(parts_of_states):
-            for bag in parts:  # np.add.at sums a token that several parts hold
-                _, bag_columns, bag_counts, bag_outside = self._part_columns(bag)
-                columns.extend(bag_columns)
-                counts.extend(bag_counts)
-                rows.extend([row] * len(bag_columns))
-                outside[row] += bag_outside
-        return self._values_matrix(self.trajectory, rows, columns, counts, outside)[:, seat]
+        reference = self._reference
+        columns, counts, lengths, masses = [], [], [], []
+        for state in states:
+            size = len(columns)
+            masses.append(self._change_columns(reference, state.to_json(), columns, counts))
+            lengths.append(len(columns) - size)
+        base = self.trajectory + self._reference_counts
+        base_mass = self.trajectory.sum() + self.trajectory_outside + self._reference_mass
+        n = len(states)
+        if self._dense:
+            width, places, terms = len(self.features), np.asarray(columns, dtype=np.int64), self._terms
+        else:  # over the columns in use only
+            used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
+            width, places, base = len(used), np.searchsorted(used, columns), base[used]
+            terms = _prototype_terms(self._shares[:, used], self._share_totals)
+        places += np.repeat(np.arange(0, n * width, width), lengths)
+        x = np.bincount(places, np.asarray(counts, dtype=float), n * width).reshape(n, width) + base
+        return self._values_of_counts(x, np.array(masses, dtype=float) + base_mass, terms)[:, seat]
 
-    def _dense_values(self, parts_of_states: list[list[dict]]) -> np.ndarray:
-        """(n, seats) V of the trajectory plus each state's parts, the count rows built as Python lists (for a
-        few hundred features this is cheaper than handing numpy (row, column, count) lists)."""
-        base, rows, outside = self.trajectory.tolist(), [], []
-        for parts in parts_of_states:
-            row, mass = base[:], self.trajectory_outside
-            for bag in parts:
-                _, columns, counts, bag_outside = self._part_columns(bag)
-                for column, count in zip(columns, counts):
-                    row[column] += count
-                mass += bag_outside
-            rows.append(row)
-            outside.append(mass)
-        return self._values_of_counts(np.array(rows), np.array(outside), self._shares, self._dense_rest)
+    def _change_columns(self, old: dict | list, new: dict | list, columns: list, counts: list) -> int:
+        """Extend columns and counts by the signed column counts of the changes from `old` to `new`; returns
+        their change in whole mass (inside and outside the index). Each change's counts are cached: in one game
+        the same values change at the same places again and again. Cache keys hold atoms themselves (one
+        engine keeps each place's JSON type, see tokenize_delta) and containers as orjson bytes."""
+        cache, mass = self._change_cache, 0
+        for before, after, paths in self._delta.changes(old, new):
+            key = (before if type(before) is not dict and type(before) is not list else orjson.dumps(before),
+                   after if type(after) is not dict and type(after) is not list else orjson.dumps(after), paths)
+            entry = cache.get(key)
+            if entry is None:
+                entry = self._cache_change(key, before, after, paths)
+            columns += entry[0]
+            counts += entry[1]
+            mass += entry[2]
+        return mass
+
+    def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
+        """(columns, signed counts, mass change) of one change, remembered under `key`."""
+        if len(self._change_cache) >= _CHANGE_CACHE_LIMIT:
+            self._change_cache.clear()
+        columns, counts, mass, column_of = [], [], 0, self._columns
+        for token, times in self._delta.tokens_of_change(before, after, paths).items():
+            column = column_of.get(token)
+            if column is None:
+                column = column_of[token] = self._column_code(token)
+            if column >= 0:
+                columns.append(column)
+                counts.append(times)
+                mass += times
+            elif column == _OUTSIDE:
+                mass += times
+        entry = self._change_cache[key] = (columns, counts, mass)
+        return entry
 
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
         """V of every seat for one count vector over `features` (plus outside mass when unrestricted)."""
         counts = np.asarray(counts, dtype=float)
         if counts.shape != (len(self.features),) or not np.all(np.isfinite(counts)) or np.any(counts < 0):
             raise ValueError(f"values_of: counts must be {len(self.features)} finite counts >= 0")
-        return self._values_matrix(counts, [], [], [], np.array([float(outside_mass)]))[0]
+        totals = np.array([counts.sum() + float(outside_mass)])
+        if self._dense:
+            return self._values_of_counts(counts[None, :], totals, self._terms)[0]
+        used = np.flatnonzero(counts)
+        return self._values_of_counts(counts[None, used], totals,
+                                      _prototype_terms(self._shares[:, used], self._share_totals))[0]
 
     def values_of_bag(self, bag: Mapping[str, float]) -> list[float]:
         """V of every seat for a trajectory bag given as token -> count (filtered and unknown tokens as usual)."""
@@ -126,69 +170,47 @@ class DeterminizedJsonBagValue(JsonBagValue):
         outside = self._add(bag, counts)
         return self.values_of(counts, outside).tolist()
 
-    def _tokens(self, state, seat: int) -> dict[str, int]:
-        """Tokens of a state that is already a determinization from `seat`'s view (never the real hidden state)."""
-        return self._tokenizer.tokenize(state.to_json())
+    def _values_of_counts(self, x: np.ndarray, totals: np.ndarray, terms: _PrototypeTerms) -> np.ndarray:
+        """(n, seats) V of n count rows `x` over the columns of `terms`, whose whole masses (with counts outside
+        those columns) are `totals`.
 
-    def _part_columns(self, bag: dict[str, int]) -> tuple[dict, list[int], list[int], float]:
-        """(bag, its columns, their counts, its count outside the index), cached per part (the tokenizer
-        hands out the same remembered dict for a repeated part; the entry holds it, so its id stays unique)."""
-        entry = self._columns_of_part.get(id(bag))
-        if entry is None or entry[0] is not bag:
-            index, columns, counts, outside = self._columns, [], [], 0.0
-            for token, count in bag.items():
-                column = index.get(token)
-                if column is None:
-                    column = index[token] = self._column_code(token)
-                if column >= 0:
-                    columns.append(column)
-                    counts.append(count)
-                elif column == _OUTSIDE:
-                    outside += count
-            if len(self._columns_of_part) >= _PART_CACHE_LIMIT:
-                self._columns_of_part.clear()
-            entry = self._columns_of_part[id(bag)] = (bag, columns, counts, outside)
-        return entry
-
-    def _values_matrix(self, base: np.ndarray, rows: list, columns: list, counts: list,
-                       outside: np.ndarray) -> np.ndarray:
-        """(n, seats) V of n bags: `base` counts plus the (row, column, count) entries, outside masses (n,)."""
-        n = outside.shape[0]
-        if len(self.features) <= _DENSE_WIDTH:  # few features: every column
-            x = np.tile(base, (n, 1))
-            if counts:
-                np.add.at(x, (np.asarray(rows), np.asarray(columns)), counts)
-            return self._values_of_counts(x, outside, self._shares, self._dense_rest)
-        used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))  # the columns in use only
-        x = np.tile(base[used], (n, 1))
-        if counts:
-            np.add.at(x, (np.asarray(rows), np.searchsorted(used, columns)), counts)
-        prototypes = self._shares[:, used]
-        return self._values_of_counts(x, outside, prototypes, self._share_totals - prototypes.sum(axis=1))
-
-    def _values_of_counts(self, x: np.ndarray, outside: np.ndarray, prototypes: np.ndarray,
-                          prototype_rest: np.ndarray) -> np.ndarray:
-        """(n, seats) V of n count rows `x` over the columns of `prototypes` (seat shares on those columns;
-        prototype_rest: each seat's share elsewhere), with the rows' counts elsewhere in `outside`."""
-        totals = x.sum(axis=1) + outside
-        live = totals > 0
-        all_live = live.all()
-        if not all_live:
-            totals = np.where(live, totals, 1.0)
+        JS in bits is (sum t ln t + sum p ln p - sum (t+p) ln(t+p)) / (2 ln 2) + 1 over the columns, the last
+        because mass outside them (on one side only) adds 1/2 bit per unit as the mass inside does ln 2 nats
+        (t and p each sum to 1 in all). So one logarithm per (row, seat, column), and per (row, column) for the
+        all-zero seat of terms.pooling, does it. Few numpy calls: they dominate at this size."""
+        live = totals.min() > 0
+        if not live:
+            dead = totals == 0
+            totals = np.where(dead, 1.0, totals)
         shares = x / totals[:, None]
-        middle = 0.5 * (shares[:, None, :] + prototypes[None, :, :])
-        nats = (rel_entr(shares[:, None, :], middle) + rel_entr(prototypes[None], middle)).sum(axis=2)
-        rest = (outside / totals)[:, None] + prototype_rest[None, :]
-        distances = np.sqrt(np.clip(0.5 * (nats / _LN2 + rest), 0.0, 1.0))
+        pooled = shares[:, None, :] + terms.pooling[None, :, :]
+        pooled_nats = np.einsum("ijk,ijk->ij", pooled, np.log(pooled))
+        js = pooled_nats[:, -1:] - pooled_nats[:, :-1]
+        js *= 0.5 / _LN2
+        js += terms.constant
+        distances = np.sqrt(np.minimum(np.maximum(js, 0.0), 1.0))
         if self._any_empty:
             distances[:, self._empty] = 1.0
-        if not all_live:
-            distances[~live] = np.where(self._empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
+        if not live:
+            distances[dead] = np.where(self._empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
         closeness = 1.0 - distances
         sums = closeness.sum(axis=1, keepdims=True)
-        if (sums > 0).all():
+        if sums.min() > 0:
             return closeness / sums
         return np.where(sums > 0, closeness / np.where(sums > 0, sums, 1.0), 1.0 / self.n_seats)
+
+
+class _PrototypeTerms(NamedTuple):
+    """What _values_of_counts needs of the prototypes over some columns."""
+
+    pooling: np.ndarray  # (seats + 1, columns): each seat's shares, then zeros; all plus _TINY (log stays finite)
+    constant: np.ndarray  # (seats,): sum p ln p / (2 ln 2) over the columns + 1 (an empty prototype: 1/2, unused)
+
+
+def _prototype_terms(shares: np.ndarray, share_totals: np.ndarray) -> _PrototypeTerms:
+    """The terms of prototypes given as seat shares over some columns (share_totals: each seat's total share)."""
+    pooling = np.vstack([shares, np.zeros((1, shares.shape[1]))]) + _TINY
+    return _PrototypeTerms(pooling, xlogy(shares, shares).sum(axis=1) * (0.5 / _LN2) + 0.5 * (1.0 + share_totals))
 
 
 class JsonBagOSLAAgent(OSLAAgent):

@@ -12,7 +12,7 @@ class ScoreValue:
     """The game's own score as a value: the seat's score minus the best opponent score (own score alone solo)."""
 
     def begin_decision(self, state: State, seat: int) -> None:
-        """Called once per decision with the real state; the score needs no memory."""
+        """Called once per decision with the decision's determinized sample; the score needs no memory."""
 
     def value(self, state: State, seat: int) -> float:
         scores = state.scores()
@@ -23,8 +23,8 @@ class ScoreValue:
 class OSLAAgent:
     """Greedy one-step agent: wins are +inf, losses -inf, everything else the value function's value.
 
-    One determinization per decision (hidden information re-sampled from the agent's view); ties are
-    broken uniformly by the agent's seeded RNG.
+    One determinization per decision (hidden information re-sampled from the agent's view), which the value
+    function sees first (begin_decision) and every child comes from; ties are broken by the agent's seeded RNG.
     """
 
     def __init__(self, value=None, seed: int = 0):
@@ -44,8 +44,8 @@ class OSLAAgent:
         if not legal:
             raise ValueError(f"{self.name}: the state has no legal actions (is the game over?)")
         seat = state.current_player
-        self.value_function.begin_decision(state, seat)
         sample = state.determinize(seat, self._rng)
+        self.value_function.begin_decision(sample, seat)
         children = []
         for action in legal:
             child = sample.clone()

@@ -219,7 +219,8 @@ def test_osla_uses_the_value_function_once_per_child():
     assert value.resets == 1
     state = connect4([0, 1])
     assert agent.choose(state) == 5
-    assert value.decisions == [(state, 0)]
+    [(sample, seat)] = value.decisions  # the decision's determinized sample, not the real state itself
+    assert sample is not state and sample.to_json() == state.to_json() and seat == 0
     assert value.valued == [3] * 8
     agent.reset(2)
     assert value.resets == 2
