@@ -4,6 +4,9 @@ Prototypes (frequency full) come from ~20 seeded random games per game; the top-
 by a seeded Random Forest on those games' bags. Subjects: the JSON-Bag value with the top-100 features
 ("ours (top100)"), without selection ("ours (none)") and the baseline OSLA's ScoreValue ("baseline ScoreValue"), timed
 interleaved on the same candidate states (children of decision points of other seeded random games).
+Per decision: one JSON-Bag OSLA per subject plays evaluation games against baseline OSLAs, as play_evaluation
+runs them; after WARMUP_GAMES untimed games (its caches fill as over an evaluation's many games) it plays
+DECISION_GAMES_PER_REPEAT timed games, and the row is the mean time per decision of each side over those games.
 The target: JSON-Bag OSLA within 5x of baseline OSLA per decision.
 """
 
@@ -29,6 +32,8 @@ TRAINING_GAMES = 20
 DECISION_GAMES = 2
 MAX_DECISIONS = 40
 TOP_K = 100
+WARMUP_GAMES = 2
+DECISION_GAMES_PER_REPEAT = 4
 
 
 def training_model(game) -> tuple[list[dict], list[str]]:
@@ -61,8 +66,8 @@ def decision_states(game) -> list:
     return states[::step][:MAX_DECISIONS]
 
 
-def candidates(states: list) -> list[tuple[list, int]]:
-    """(children, seat) of every decision state: one child per legal action, from one determinization."""
+def candidates(states: list) -> list[tuple[object, list, int]]:
+    """(sample, children, seat) of every decision state: one determinization and a child per legal action of it."""
     rng, decisions = random.Random(0), []
     for state in states:
         seat, children = state.current_player, []
@@ -71,16 +76,16 @@ def candidates(states: list) -> list[tuple[list, int]]:
             child = sample.clone()
             child.apply(action)
             children.append(child)
-        decisions.append((children, seat))
+        decisions.append((sample, children, seat))
     return decisions
 
 
-def _evaluate(value, states: list, decisions: list, batched: bool) -> float:
-    """Seconds to value every candidate (begin_decision once per decision state first, as OSLA does), one
-    value() call per candidate or one values_batch() call per decision."""
+def _evaluate(value, decisions: list, batched: bool) -> float:
+    """Seconds to value every candidate (begin_decision with the sample first, as OSLA does), one value() call
+    per candidate or one values_batch() call per decision."""
     start = time.perf_counter()
-    for state, (children, seat) in zip(states, decisions):
-        value.begin_decision(state, seat)
+    for sample, children, seat in decisions:
+        value.begin_decision(sample, seat)
         if batched:
             value.values_batch(children, seat)
         else:
@@ -106,14 +111,19 @@ class _TimedAgent:
         return action
 
 
-def _evaluation_game(game, jsonbag: JsonBagOSLAAgent, seat: int, seed: int) -> tuple[float, float]:
-    """One evaluation game (JSON-Bag OSLA in `seat`, baseline OSLAs elsewhere; their turns interleave):
-    seconds per decision of the JSON-Bag agent and of the baseline agents."""
-    agents = [_TimedAgent(jsonbag if p == seat else OSLAAgent()) for p in range(game.n_players)]
-    play_match(game, agents, seed=seed)
-    baseline = [a for p, a in enumerate(agents) if p != seat]
-    return (agents[seat].seconds / agents[seat].decisions,
-            sum(a.seconds for a in baseline) / sum(a.decisions for a in baseline))
+def _evaluation_games(game, jsonbag: JsonBagOSLAAgent, seeds: range) -> tuple[float, float]:
+    """Evaluation games (JSON-Bag OSLA in seat seed % n_players, baseline OSLAs elsewhere): mean seconds per
+    decision of the JSON-Bag agent and of the baseline agents over all of them."""
+    ours, baseline = [0.0, 0], [0.0, 0]
+    for seed in seeds:
+        seat = seed % game.n_players
+        agents = [_TimedAgent(jsonbag if p == seat else OSLAAgent()) for p in range(game.n_players)]
+        play_match(game, agents, seed=seed)
+        for p, agent in enumerate(agents):
+            side = ours if p == seat else baseline
+            side[0] += agent.seconds
+            side[1] += agent.decisions
+    return ours[0] / ours[1], baseline[0] / baseline[1]
 
 
 def _interleaved(subjects: dict, run_one, repeats: int) -> dict[str, float]:
@@ -132,9 +142,8 @@ def run(repeats: int = 5) -> list[dict]:
     for name in sorted(GAMES):
         game = load_game(name)
         prototypes, features = training_model(game)
-        states = decision_states(game)
-        decisions = candidates(states)
-        n_candidates = sum(len(children) for children, _ in decisions)
+        decisions = candidates(decision_states(game))
+        n_candidates = sum(len(children) for _, children, _ in decisions)
         values = {"ours (top100)": DeterminizedJsonBagValue(prototypes, features, seed=1),
                   "ours (none)": DeterminizedJsonBagValue(prototypes, None, seed=1),
                   "baseline ScoreValue": ScoreValue()}
@@ -145,7 +154,7 @@ def run(repeats: int = 5) -> list[dict]:
             value, batched = subject
             if hasattr(value, "reset"):
                 value.reset(3)
-            return _evaluate(value, states, decisions, batched)
+            return _evaluate(value, decisions, batched)
 
         medians = _interleaved(subjects, evaluate, repeats)
         for subject, median in medians.items():
@@ -155,8 +164,10 @@ def run(repeats: int = 5) -> list[dict]:
         per_decision: dict[str, list[float]] = {"ours (top100)": [], "ours (none)": [], "baseline ScoreValue": []}
         for subject in ("ours (top100)", "ours (none)"):
             jsonbag = JsonBagOSLAAgent(values[subject])  # one value per pair, as play_evaluation builds it
+            _evaluation_games(game, jsonbag, range(40_000, 40_000 + WARMUP_GAMES))
             for repeat in range(repeats):
-                ours, baseline = _evaluation_game(game, jsonbag, seat=repeat % game.n_players, seed=30_000 + repeat)
+                first = 30_000 + repeat * DECISION_GAMES_PER_REPEAT
+                ours, baseline = _evaluation_games(game, jsonbag, range(first, first + DECISION_GAMES_PER_REPEAT))
                 per_decision[subject].append(ours)
                 per_decision["baseline ScoreValue"].append(baseline)
         medians = {subject: statistics.median(seconds) for subject, seconds in per_decision.items()}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from itertools import compress, count
 from operator import ne
+from typing import Iterable
 
 from jbag_pipeline.tokenize import _ATOMS, _atom, _child, _count, _walk_both
 from jbag_pipeline.tokenize_restricted import TokenPaths, _walk
@@ -31,7 +32,9 @@ class TokenDelta:
         self.index = index
         self._wanted = None if index is None else index.tokens
         self._allowed = None if index is None else index.paths
-        self._paths: dict[tuple, tuple[str, ...]] = {}  # (parent paths, key or index, in a list) -> child paths
+        self._key_paths: dict[tuple, dict] = {}  # a dict's paths -> its key -> the key's paths
+        self._item_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's paths
+        self._positions: dict[tuple, list[int]] = {}  # a list's paths -> the positions with wanted indexed paths
 
     def delta(self, old: dict | list, new: dict | list) -> dict[str, int]:
         """tokenize_state(new) - tokenize_state(old), restricted, zeros left out."""
@@ -53,39 +56,86 @@ class TokenDelta:
 
     def _diff(self, old: dict | list, new: dict | list, paths: tuple[str, ...], found: list) -> None:
         if type(new) is dict:
-            pairs = [(before, value, key) for key, value in new.items()
-                     if (before := old.get(key, MISSING)) is MISSING or before != value]
+            known = self._key_paths.get(paths)
+            if known is None:
+                known = self._key_paths[paths] = self._new_place()
+            for key, value in new.items():
+                before = old.get(key, MISSING)
+                if before is MISSING or before != value:
+                    child = known.get(key)
+                    if child is None:
+                        child = known[key] = self._child_paths(paths, f".{key}", False)
+                    if child:
+                        kind = type(value)
+                        if kind is type(before) and (kind is dict or kind is list):
+                            self._diff(before, value, child, found)
+                        else:
+                            found.append((before, value, child))
             if len(old) != len(new) or old.keys() != new.keys():
-                pairs += [(before, MISSING, key) for key, before in old.items() if key not in new]
-            in_list = False
-        else:
-            changed = list(compress(count(), map(ne, old, new)))
-            if len(old) != len(new):
-                changed.extend(range(min(len(old), len(new)), max(len(old), len(new))))
-            pairs = [(old[i] if i < len(old) else MISSING, new[i] if i < len(new) else MISSING, i) for i in changed]
-            in_list = True
-        known = self._paths
-        for before, value, key in pairs:
-            child_paths = known.get((paths, key, in_list))
-            if child_paths is None:
-                child_paths = self._child_paths(paths, key, in_list)
-            if not child_paths:
-                continue
+                for key, before in old.items():
+                    if key not in new and (child := self._child_paths(paths, f".{key}", False)):
+                        found.append((before, MISSING, child))
+            return
+        if len(old) != len(new):
+            self._diff_resized(old, new, paths, found)
+            return
+        known = self._item_paths.get(paths)
+        if known is None:
+            known = self._item_paths[paths] = self._new_place()
+        for i in compress(count(), map(ne, old, new)):
+            child = known.get(i)
+            if child is None:
+                child = known[i] = self._child_paths(paths, f"[{i}]", True)
+            before, value = old[i], new[i]
             kind = type(value)
             if kind is type(before) and (kind is dict or kind is list):
-                self._diff(before, value, child_paths, found)
+                self._diff(before, value, child, found)
             else:
-                found.append((before, value, child_paths))
+                found.append((before, value, child))
 
-    def _child_paths(self, paths: tuple[str, ...], key, in_list: bool) -> tuple[str, ...]:
-        """The paths of a dict value (key) or list item (in_list: indexed and plain) under `paths`, restricted."""
-        if len(self._paths) >= _PATHS_CACHE_LIMIT:
-            self._paths.clear()
-        child = [f"{p}[{key}]" for p in paths] if in_list else [f"{p}.{key}" for p in paths]
-        if self._allowed is not None:
-            child = [p for p in child if p in self._allowed]
-        found = self._paths[(paths, key, in_list)] = tuple(child) + paths if in_list else tuple(child)
-        return found
+    def _diff_resized(self, old: list, new: list, paths: tuple[str, ...], found: list) -> None:
+        """A list that grew or shrank (a card drawn from the front of a pile shifts every other): at the list's own
+        paths the items are matched by common prefix and suffix and the rest removed or added; at indexed paths,
+        position by position, only where an indexed path is wanted."""
+        shorter = min(len(old), len(new))
+        prefix = next(compress(count(), map(ne, old, new)), shorter)
+        suffix = min(next(compress(count(), map(ne, reversed(old), reversed(new))), shorter), shorter - prefix)
+        found.extend((item, MISSING, paths) for item in old[prefix:len(old) - suffix])
+        found.extend((MISSING, item, paths) for item in new[prefix:len(new) - suffix])
+        for i in self._indexed_positions(paths, max(len(old), len(new))):
+            before = old[i] if i < len(old) else MISSING
+            after = new[i] if i < len(new) else MISSING
+            if before is MISSING or after is MISSING or before != after:
+                child = self._child_paths(paths, f"[{i}]", False)  # the indexed paths alone
+                kind = type(after)
+                if kind is type(before) and (kind is dict or kind is list):
+                    self._diff(before, after, child, found)
+                elif child:
+                    found.append((before, after, child))
+
+    def _indexed_positions(self, paths: tuple[str, ...], size: int) -> Iterable[int]:
+        """The positions below `size` of a list at `paths` with a wanted indexed path (every one unrestricted)."""
+        if self.index is None:
+            return range(size)
+        positions = self._positions.get(paths)
+        if positions is None:
+            if len(self._positions) >= _PATHS_CACHE_LIMIT:
+                self._positions.clear()
+            positions = self._positions[paths] = sorted({i for p in paths for i, _ in self.index.indices.get(p, ())})
+        return [i for i in positions if i < size]
+
+    def _new_place(self) -> dict:
+        """An empty map for a new container place; every place is forgotten when there are too many."""
+        if len(self._key_paths) + len(self._item_paths) >= _PATHS_CACHE_LIMIT:
+            self._key_paths.clear()
+            self._item_paths.clear()
+        return {}
+
+    def _child_paths(self, paths: tuple[str, ...], step: str, in_list: bool) -> tuple[str, ...]:
+        """The paths one `step` (".key" or "[i]") below `paths`, restricted; a list item also lives at its list's
+        own paths (mode both)."""
+        child = tuple(p + step for p in paths if self._allowed is None or p + step in self._allowed)
+        return child + paths if in_list else child
 
     def tokens_of_change(self, before, after, paths: tuple[str, ...]) -> dict[str, int]:
         """The tokens of `after` minus those of `before` (either may be MISSING), both living at `paths`."""

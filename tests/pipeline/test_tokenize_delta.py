@@ -46,6 +46,9 @@ def test_delta_handles_added_and_removed_keys_and_items_and_changed_kinds():
         ({"x": None}, {"x": False}),
         ([{"a": 1}, 4], [{"a": 2}, 4, "z"]),  # a list document
         ({"p": [{"n": "A", "s": 3}, {"n": "B", "s": 0}]}, {"p": [{"n": "A", "s": 4}, {"n": "C", "s": 0}]}),
+        ({"pile": [{"n": "A"}, {"n": "B"}, {"n": "C"}, 4]}, {"pile": [{"n": "B"}, {"n": "C"}, 4]}),  # drawn from the front
+        ({"pile": [{"n": "B"}, [1, 2], "C"]}, {"pile": ["D", {"n": "B"}, [1, 2], "C"]}),  # put on the front
+        ({"pile": [1, 2, 3, 4, 5]}, {"pile": [1, 2, 9, 4, 5, 6]}),  # changed and grown in the middle
     ]
     for old, new in cases:
         assert TokenDelta(None).delta(old, new) == _difference(old, new, None), (old, new)
