@@ -68,8 +68,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
         if seed is not None:
             self._game_seed = int(seed)
         self._sample_rng = random.Random(f"jsonbag-sample:{self.seed}:{self._game_seed}")
+        self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
+        self._base, self._base_mass = np.zeros(len(self.features)), 0  # trajectory plus reference: what children add to
 
     def begin_decision(self, state, seat: int) -> None:
         """`state` is OSLA's determinized sample of this decision (never the real hidden state): it becomes the
@@ -78,17 +80,18 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         doc, columns, counts = state.to_json(), [], []
         mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
-        reference_counts = self._reference_counts.copy()
-        np.add.at(reference_counts, columns, counts)
+        reference_counts = self._reference_counts  # never changed in place: a new array when it changes
+        if columns:
+            reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
         self._reference, self._reference_counts, self._reference_mass = doc, reference_counts, mass
         turn = state.turn_counter
-        if turn == self._last_turn:
-            return
-        self._last_turn = turn
-        if self.frequency == "random" and self._sample_rng.random() >= 1.0 / state.n_players:
-            return
-        self.trajectory += reference_counts
-        self.trajectory_outside += mass - reference_counts.sum()
+        if turn != self._last_turn:
+            self._last_turn = turn
+            if self.frequency != "random" or self._sample_rng.random() < 1.0 / state.n_players:
+                self.trajectory = self.trajectory + reference_counts
+                self.trajectory_outside += mass - reference_counts.sum()
+                self._trajectory_mass += mass
+        self._base, self._base_mass = self.trajectory + reference_counts, self._trajectory_mass + mass
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
@@ -98,24 +101,25 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
         counted as the reference plus its changes from it, and all states by one np.bincount."""
         self._check_seat(seat)
-        reference = self._reference
-        columns, counts, lengths, masses = [], [], [], []
+        reference, base_mass = self._reference, self._base_mass
+        columns, counts, lengths, totals = [], [], [], []
         for state in states:
             size = len(columns)
-            masses.append(self._change_columns(reference, state.to_json(), columns, counts))
+            totals.append(base_mass + self._change_columns(reference, state.to_json(), columns, counts))
             lengths.append(len(columns) - size)
-        base = self.trajectory + self._reference_counts
-        base_mass = self.trajectory.sum() + self.trajectory_outside + self._reference_mass
-        n = len(states)
+        n, base = len(states), self._base
         if self._dense:
-            width, places, terms = len(self.features), np.asarray(columns, dtype=np.int64), self._terms
+            width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
         else:  # over the columns in use only
             used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
             width, places, base = len(used), np.searchsorted(used, columns), base[used]
             terms = _prototype_terms(self._shares[:, used], self._share_totals)
+        if not columns:
+            return self._values_of_counts(np.tile(base, (n, 1)), totals, terms)[:, seat]
         places += np.repeat(np.arange(0, n * width, width), lengths)
-        x = np.bincount(places, np.asarray(counts, dtype=float), n * width).reshape(n, width) + base
-        return self._values_of_counts(x, np.array(masses, dtype=float) + base_mass, terms)[:, seat]
+        x = np.bincount(places, counts, n * width).reshape(n, width)
+        x += base
+        return self._values_of_counts(x, totals, terms)[:, seat]
 
     def _change_columns(self, old: dict | list, new: dict | list, columns: list, counts: list) -> int:
         """Extend columns and counts by the signed column counts of the changes from `old` to `new`; returns
@@ -123,12 +127,14 @@ class DeterminizedJsonBagValue(JsonBagValue):
         the same values change at the same places again and again. Cache keys hold atoms themselves (one
         engine keeps each place's JSON type, see tokenize_delta) and containers as orjson bytes."""
         cache, mass = self._change_cache, 0
-        for before, after, paths in self._delta.changes(old, new):
-            key = (before if type(before) is not dict and type(before) is not list else orjson.dumps(before),
-                   after if type(after) is not dict and type(after) is not list else orjson.dumps(after), paths)
-            entry = cache.get(key)
+        for change in self._delta.changes(old, new):
+            before, after, paths = change
+            if type(before) is dict or type(before) is list or type(after) is dict or type(after) is list:
+                change = (orjson.dumps(before) if type(before) in (dict, list) else before,
+                          orjson.dumps(after) if type(after) in (dict, list) else after, paths)
+            entry = cache.get(change)
             if entry is None:
-                entry = self._cache_change(key, before, after, paths)
+                entry = self._cache_change(change, before, after, paths)
             columns += entry[0]
             counts += entry[1]
             mass += entry[2]
@@ -157,7 +163,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         counts = np.asarray(counts, dtype=float)
         if counts.shape != (len(self.features),) or not np.all(np.isfinite(counts)) or np.any(counts < 0):
             raise ValueError(f"values_of: counts must be {len(self.features)} finite counts >= 0")
-        totals = np.array([counts.sum() + float(outside_mass)])
+        totals = [counts.sum() + float(outside_mass)]
         if self._dense:
             return self._values_of_counts(counts[None, :], totals, self._terms)[0]
         used = np.flatnonzero(counts)
@@ -170,7 +176,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         outside = self._add(bag, counts)
         return self.values_of(counts, outside).tolist()
 
-    def _values_of_counts(self, x: np.ndarray, totals: np.ndarray, terms: _PrototypeTerms) -> np.ndarray:
+    def _values_of_counts(self, x: np.ndarray, totals: list[float], terms: _PrototypeTerms) -> np.ndarray:
         """(n, seats) V of n count rows `x` over the columns of `terms`, whose whole masses (with counts outside
         those columns) are `totals`.
 
@@ -178,20 +184,16 @@ class DeterminizedJsonBagValue(JsonBagValue):
         because mass outside them (on one side only) adds 1/2 bit per unit as the mass inside does ln 2 nats
         (t and p each sum to 1 in all). So one logarithm per (row, seat, column), and per (row, column) for the
         all-zero seat of terms.pooling, does it. Few numpy calls: they dominate at this size."""
-        live = totals.min() > 0
-        if not live:
-            dead = totals == 0
-            totals = np.where(dead, 1.0, totals)
-        shares = x / totals[:, None]
-        pooled = shares[:, None, :] + terms.pooling[None, :, :]
-        pooled_nats = np.einsum("ijk,ijk->ij", pooled, np.log(pooled))
-        js = pooled_nats[:, -1:] - pooled_nats[:, :-1]
-        js *= 0.5 / _LN2
+        dead = [row for row, total in enumerate(totals) if total <= 0]
+        if dead:
+            totals = [total if total > 0 else 1.0 for total in totals]
+        pooled = (x / np.array(totals)[:, None])[:, None, :] + terms.pooling
+        js = np.einsum("ijk,ijk->ij", pooled, np.log(pooled)) @ terms.mixing
         js += terms.constant
         distances = np.sqrt(np.minimum(np.maximum(js, 0.0), 1.0))
         if self._any_empty:
             distances[:, self._empty] = 1.0
-        if not live:
+        if dead:
             distances[dead] = np.where(self._empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
         closeness = 1.0 - distances
         sums = closeness.sum(axis=1, keepdims=True)
@@ -204,13 +206,16 @@ class _PrototypeTerms(NamedTuple):
     """What _values_of_counts needs of the prototypes over some columns."""
 
     pooling: np.ndarray  # (seats + 1, columns): each seat's shares, then zeros; all plus _TINY (log stays finite)
+    mixing: np.ndarray  # (seats + 1, seats): sum (t+p) ln(t+p) per pooled seat -> their part of JS in bits
     constant: np.ndarray  # (seats,): sum p ln p / (2 ln 2) over the columns + 1 (an empty prototype: 1/2, unused)
 
 
 def _prototype_terms(shares: np.ndarray, share_totals: np.ndarray) -> _PrototypeTerms:
     """The terms of prototypes given as seat shares over some columns (share_totals: each seat's total share)."""
+    seats = shares.shape[0]
     pooling = np.vstack([shares, np.zeros((1, shares.shape[1]))]) + _TINY
-    return _PrototypeTerms(pooling, xlogy(shares, shares).sum(axis=1) * (0.5 / _LN2) + 0.5 * (1.0 + share_totals))
+    mixing = np.vstack([-np.eye(seats), np.ones((1, seats))]) * (0.5 / _LN2)  # (sum t ln t - sum (t+p) ln(t+p))
+    return _PrototypeTerms(pooling, mixing, xlogy(shares, shares).sum(axis=1) * (0.5 / _LN2) + 0.5 * (1.0 + share_totals))
 
 
 class JsonBagOSLAAgent(OSLAAgent):
