@@ -14,7 +14,7 @@ from itertools import compress, count
 from operator import ne
 from typing import Iterable
 
-from jbag_pipeline.tokenize import _ATOMS, _atom, _child, _count, _walk_both
+from jbag_pipeline.tokenize import _child, _count, _walk_both
 from jbag_pipeline.tokenize_restricted import TokenPaths, _walk
 
 MISSING = object()  # a value absent on one side of a change
@@ -144,11 +144,7 @@ class TokenDelta:
         for item, sign in ((before, -1), (after, 1)):
             if item is MISSING:
                 continue
-            kind = type(item)
-            if kind is str or kind is int:
-                suffix, weight, container = _ATOMS.get(item) or _atom(item)
-            else:
-                suffix, weight, container = _child(item)
+            suffix, weight, container = _child(item)
             if container is None:
                 for p in paths:
                     token = p + suffix
