@@ -49,6 +49,9 @@ def test_delta_handles_added_and_removed_keys_and_items_and_changed_kinds():
         ({"pile": [{"n": "A"}, {"n": "B"}, {"n": "C"}, 4]}, {"pile": [{"n": "B"}, {"n": "C"}, 4]}),  # drawn from the front
         ({"pile": [{"n": "B"}, [1, 2], "C"]}, {"pile": ["D", {"n": "B"}, [1, 2], "C"]}),  # put on the front
         ({"pile": [1, 2, 3, 4, 5]}, {"pile": [1, 2, 9, 4, 5, 6]}),  # changed and grown in the middle
+        ({"pile": ["a", "b", "c", "d", "e", "a"]}, {"pile": ["e", "a", "d", "b", "a", "c"]}),  # shuffled anew
+        ({"pile": [{"n": 1}, {"n": 2}, [3], {"n": 4}, 5]}, {"pile": [5, {"n": 4}, {"n": 2}, [3], {"n": 6}]}),
+        ({"pile": [1, 2, 3, 4, 5, 6]}, {"pile": [7, 8, 9, 10, 11, 6]}),  # most replaced: position by position
     ]
     for old, new in cases:
         assert TokenDelta(None).delta(old, new) == _difference(old, new, None), (old, new)
