@@ -290,10 +290,18 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
     for variant in ("full", "none"):
         value = make_jsonbag_value(prototypes, features, "full", variant, game.n_players, seed=0)
         value.reset(1)
+        last_turn = None
         for i, state in enumerate(states):
             seat = state.current_player
             sample = state.determinize(seat, random.Random(i))
-            value.begin_decision(sample, seat)
+            trajectory, outside = value.trajectory.copy(), value.trajectory_outside
+            value.begin_decision(sample, seat)  # counted as the last sample plus its changes
+            if sample.turn_counter != last_turn:  # a new turn: the sample joins the trajectory, counted afresh here
+                added = np.zeros(len(value.features))
+                added_outside = value._add(tokenize_state(sample.to_json(), num_suffix=True), added)
+                assert np.array_equal(value.trajectory - trajectory, added)
+                assert value.trajectory_outside - outside == pytest.approx(added_outside)
+            last_turn = sample.turn_counter
             children = []
             for action in state.legal_actions()[:6]:
                 children.append(sample.clone())
