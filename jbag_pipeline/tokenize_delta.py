@@ -34,6 +34,7 @@ class TokenDelta:
         self._allowed = None if index is None else index.paths
         self._key_paths: dict[tuple, dict] = {}  # a dict's paths -> its key -> the key's paths
         self._item_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's paths
+        self._indexed_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's indexed paths alone
         self._positions: dict[tuple, list[int]] = {}  # a list's paths -> the positions with wanted indexed paths
 
     def delta(self, old: dict | list, new: dict | list) -> dict[str, int]:
@@ -102,33 +103,44 @@ class TokenDelta:
         suffix = min(next(compress(count(), map(ne, reversed(old), reversed(new))), shorter), shorter - prefix)
         found.extend((item, MISSING, paths) for item in old[prefix:len(old) - suffix])
         found.extend((MISSING, item, paths) for item in new[prefix:len(new) - suffix])
-        for i in self._indexed_positions(paths, max(len(old), len(new))):
+        positions = self._indexed_positions(paths)
+        if not positions:
+            return
+        known = self._indexed_paths.get(paths)
+        if known is None:
+            known = self._indexed_paths[paths] = self._new_place()
+        for i in positions:
             before = old[i] if i < len(old) else MISSING
             after = new[i] if i < len(new) else MISSING
+            if before is MISSING and after is MISSING:
+                break  # positions are sorted: none further lies in either list
             if before is MISSING or after is MISSING or before != after:
-                child = self._child_paths(paths, f"[{i}]", False)  # the indexed paths alone
+                child = known.get(i)
+                if child is None:
+                    child = known[i] = self._child_paths(paths, f"[{i}]", False)  # the indexed paths alone
                 kind = type(after)
                 if kind is type(before) and (kind is dict or kind is list):
                     self._diff(before, after, child, found)
                 elif child:
                     found.append((before, after, child))
 
-    def _indexed_positions(self, paths: tuple[str, ...], size: int) -> Iterable[int]:
-        """The positions below `size` of a list at `paths` with a wanted indexed path (every one unrestricted)."""
+    def _indexed_positions(self, paths: tuple[str, ...]) -> Iterable[int]:
+        """The positions of a list at `paths` with a wanted indexed path, ascending (every one unrestricted)."""
         if self.index is None:
-            return range(size)
+            return count()
         positions = self._positions.get(paths)
         if positions is None:
             if len(self._positions) >= _PATHS_CACHE_LIMIT:
                 self._positions.clear()
             positions = self._positions[paths] = sorted({i for p in paths for i, _ in self.index.indices.get(p, ())})
-        return [i for i in positions if i < size]
+        return positions
 
     def _new_place(self) -> dict:
         """An empty map for a new container place; every place is forgotten when there are too many."""
-        if len(self._key_paths) + len(self._item_paths) >= _PATHS_CACHE_LIMIT:
+        if len(self._key_paths) + len(self._item_paths) + len(self._indexed_paths) >= _PATHS_CACHE_LIMIT:
             self._key_paths.clear()
             self._item_paths.clear()
+            self._indexed_paths.clear()
         return {}
 
     def _child_paths(self, paths: tuple[str, ...], step: str, in_list: bool) -> tuple[str, ...]:
