@@ -34,7 +34,6 @@ class TokenDelta:
         self._allowed = None if index is None else index.paths
         self._key_paths: dict[tuple, dict] = {}  # a dict's paths -> its key -> the key's paths
         self._item_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's paths
-        self._indexed_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's indexed paths alone
         self._positions: dict[tuple, list[int]] = {}  # a list's paths -> the positions with wanted indexed paths
 
     def delta(self, old: dict | list, new: dict | list) -> dict[str, int]:
@@ -106,9 +105,9 @@ class TokenDelta:
         positions = self._indexed_positions(paths)
         if not positions:
             return
-        known = self._indexed_paths.get(paths)
+        known = self._item_paths.get(paths)
         if known is None:
-            known = self._indexed_paths[paths] = self._new_place()
+            known = self._item_paths[paths] = self._new_place()
         for i in positions:
             before = old[i] if i < len(old) else MISSING
             after = new[i] if i < len(new) else MISSING
@@ -117,7 +116,8 @@ class TokenDelta:
             if before is MISSING or after is MISSING or before != after:
                 child = known.get(i)
                 if child is None:
-                    child = known[i] = self._child_paths(paths, f"[{i}]", False)  # the indexed paths alone
+                    child = known[i] = self._child_paths(paths, f"[{i}]", True)
+                child = child[:len(child) - len(paths)]  # the indexed paths alone
                 kind = type(after)
                 if kind is type(before) and (kind is dict or kind is list):
                     self._diff(before, after, child, found)
@@ -137,10 +137,9 @@ class TokenDelta:
 
     def _new_place(self) -> dict:
         """An empty map for a new container place; every place is forgotten when there are too many."""
-        if len(self._key_paths) + len(self._item_paths) + len(self._indexed_paths) >= _PATHS_CACHE_LIMIT:
+        if len(self._key_paths) + len(self._item_paths) >= _PATHS_CACHE_LIMIT:
             self._key_paths.clear()
             self._item_paths.clear()
-            self._indexed_paths.clear()
         return {}
 
     def _child_paths(self, paths: tuple[str, ...], step: str, in_list: bool) -> tuple[str, ...]:
