@@ -112,8 +112,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
             width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
         else:  # over the columns in use only
             used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
-            width, places, base = len(used), np.searchsorted(used, columns), base[used]
-            terms = _prototype_terms(self._shares[:, used], self._share_totals)
+            width, places, base, terms = len(used), np.searchsorted(used, columns), base[used], self._terms_over(used)
         if not columns:
             return self._values_of_counts(np.tile(base, (n, 1)), totals, terms)[:, seat]
         places += np.repeat(np.arange(0, n * width, width), lengths)
@@ -124,14 +123,12 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _change_columns(self, old: dict | list, new: dict | list, columns: list, counts: list) -> int:
         """Extend columns and counts by the signed column counts of the changes from `old` to `new`; returns
         their change in whole mass (inside and outside the index). Each change's counts are cached: in one game
-        the same values change at the same places again and again. Cache keys hold atoms themselves (one
-        engine keeps each place's JSON type, see tokenize_delta) and containers as orjson bytes."""
+        the same values change at the same places again and again (keys: see _hashable)."""
         cache, mass = self._change_cache, 0
         for change in self._delta.changes(old, new):
             before, after, paths = change
-            if type(before) is dict or type(before) is list or type(after) is dict or type(after) is list:
-                change = (orjson.dumps(before) if type(before) in (dict, list) else before,
-                          orjson.dumps(after) if type(after) in (dict, list) else after, paths)
+            if type(before) in _CONTAINERS or type(after) in _CONTAINERS:
+                change = (_hashable(before), _hashable(after), paths)
             entry = cache.get(change)
             if entry is None:
                 entry = self._cache_change(change, before, after, paths)
@@ -144,11 +141,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """(columns, signed counts, mass change) of one change, remembered under `key`."""
         if len(self._change_cache) >= _CHANGE_CACHE_LIMIT:
             self._change_cache.clear()
-        columns, counts, mass, column_of = [], [], 0, self._columns
+        columns, counts, mass = [], [], 0
         for token, times in self._delta.tokens_of_change(before, after, paths).items():
-            column = column_of.get(token)
-            if column is None:
-                column = column_of[token] = self._column_code(token)
+            column = self._column(token)
             if column >= 0:
                 columns.append(column)
                 counts.append(times)
@@ -167,14 +162,17 @@ class DeterminizedJsonBagValue(JsonBagValue):
         if self._dense:
             return self._values_of_counts(counts[None, :], totals, self._terms)[0]
         used = np.flatnonzero(counts)
-        return self._values_of_counts(counts[None, used], totals,
-                                      _prototype_terms(self._shares[:, used], self._share_totals))[0]
+        return self._values_of_counts(counts[None, used], totals, self._terms_over(used))[0]
 
     def values_of_bag(self, bag: Mapping[str, float]) -> list[float]:
         """V of every seat for a trajectory bag given as token -> count (filtered and unknown tokens as usual)."""
         counts = np.zeros(len(self.features))
         outside = self._add(bag, counts)
         return self.values_of(counts, outside).tolist()
+
+    def _terms_over(self, used: np.ndarray) -> _PrototypeTerms:
+        """The prototypes' terms over the columns `used` (every feature's are self._terms)."""
+        return _prototype_terms(self._shares[:, used], self._share_totals)
 
     def _values_of_counts(self, x: np.ndarray, totals: list[float], terms: _PrototypeTerms) -> np.ndarray:
         """(n, seats) V of n count rows `x` over the columns of `terms`, whose whole masses (with counts outside
@@ -216,6 +214,15 @@ def _prototype_terms(shares: np.ndarray, share_totals: np.ndarray) -> _Prototype
     pooling = np.vstack([shares, np.zeros((1, shares.shape[1]))]) + _TINY
     mixing = np.vstack([-np.eye(seats), np.ones((1, seats))]) * (0.5 / _LN2)  # (sum t ln t - sum (t+p) ln(t+p))
     return _PrototypeTerms(pooling, mixing, xlogy(shares, shares).sum(axis=1) * (0.5 / _LN2) + 0.5 * (1.0 + share_totals))
+
+
+_CONTAINERS = (dict, list)
+
+
+def _hashable(value):
+    """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
+    their orjson bytes."""
+    return orjson.dumps(value) if type(value) in _CONTAINERS else value
 
 
 class JsonBagOSLAAgent(OSLAAgent):

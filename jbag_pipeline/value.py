@@ -113,22 +113,22 @@ class JsonBagValue:
 
     def _add(self, bag: Mapping[str, int], counts: np.ndarray) -> float:
         """Add `bag` into `counts` in place; returns its count on kept tokens outside the index."""
-        columns = self._columns
         outside = 0.0
         for token, count in bag.items():
-            column = columns.get(token)
-            if column is None:
-                column = columns[token] = self._column_code(token)
+            column = self._column(token)
             if column >= 0:
                 counts[column] += count
             elif column == _OUTSIDE:
                 outside += count
         return outside
 
-    def _column_code(self, token: str) -> int:
-        if self.restricted or not self.token_filter.keeps(token):
-            return _IGNORED
-        return _OUTSIDE
+    def _column(self, token: str) -> int:
+        """The token's column, or _OUTSIDE / _IGNORED; unknown tokens get their code remembered."""
+        column = self._columns.get(token)
+        if column is None:
+            unindexed = self.restricted or not self.token_filter.keeps(token)
+            column = self._columns[token] = _IGNORED if unindexed else _OUTSIDE
+        return column
 
     def _check_seat(self, seat: int) -> None:
         if not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.n_seats):
