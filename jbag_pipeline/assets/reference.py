@@ -4,7 +4,6 @@ import os
 import time
 
 import dagster as dg
-import polars as pl
 
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import preview, table_metadata

@@ -1,7 +1,6 @@
 """Self-play assets: MCTS games per game partition, written as the `selfplay_games` and `selfplay_states` tables."""
 
 import dagster as dg
-import polars as pl
 
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import game_partitions, preview

@@ -3,7 +3,6 @@
 import re
 
 import numpy as np
-import polars as pl
 import pytest
 from scipy import sparse
 
