@@ -39,6 +39,16 @@ def _check_games(games: pl.DataFrame, needed: tuple[str, ...]) -> None:
         raise ValueError(f"evaluation_games: score must be -1, 0 or 1, got {sorted(games['score'].unique().to_list())}")
 
 
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (scipy's binomtest); (nan, nan) when n = 0."""
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"wilson_interval: need 0 <= successes <= n, got {successes} of {n}")
+    if n == 0:
+        return math.nan, math.nan
+    interval = stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(interval.low), float(interval.high)
+
+
 def mean_interval(n: int, mean: float, sd: float) -> tuple[float, float, float]:
     """(ci_low, ci_high, p_value): 95% t interval of the mean and the two-sided one-sample t-test against 0."""
     if n < 1:
