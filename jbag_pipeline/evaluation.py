@@ -1,8 +1,9 @@
-"""Evaluation games: one JSON-Bag OSLA against baseline OSLAs (the game's own score) in every other seat.
+"""Evaluation games: one JSON-Bag OSLA against baseline OSLAs, and the control arm of baselines in every seat.
 
-Every game is seeded from (base_seed, game, frequency, variant, seat, index) by a stable hash, and its
-actions are recorded, so engines.match.replay(game, seed, actions) reproduces it. Every column but
-`seconds` (wall time) is deterministic.
+Game (seat, index) of a game is seeded from (base_seed, game, seat, index) by a stable hash, the same for every
+evaluated pair and for the control: each pair meets the same deals and dice as the control (common random
+numbers), so a difference in win rate is the agent's, not the luck of the draw. Actions are recorded, so
+engines.match.replay(game, seed, actions) reproduces every game. Every column but `seconds` is deterministic.
 """
 
 from __future__ import annotations
@@ -24,12 +25,35 @@ EVALUATION_GAMES_SCHEMA = {
     "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String, "score": pl.Int8, "jsonbag_score": pl.Float64,
     "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "seconds": pl.Float64,
 }
+CONTROL_GAMES_SCHEMA = {
+    "game": pl.String, "seat": pl.Int8, "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String,
+    "score": pl.Int8, "seat_score": pl.Float64, "opponents_best_score": pl.Float64, "n_actions": pl.Int32,
+    "actions": pl.String, "seconds": pl.Float64,
+}
+CONTROL_SCHEMA = {
+    "game": pl.String, "seat": pl.Int8, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+    "losses": pl.Int64, "win_rate": pl.Float64, "mean_score": pl.Float64,
+}
 
 
-def evaluation_seed(base_seed: int, game: str, frequency: str, variant: str, seat: int, index: int) -> int:
+def evaluation_seed(base_seed: int, game: str, seat: int, index: int) -> int:
     """A 63-bit game seed from a BLAKE2b hash of the game's coordinates (stable across runs and machines)."""
-    key = f"{base_seed}|{game}|{frequency}|{variant}|{seat}|{index}".encode()
+    key = f"{base_seed}|{game}|{seat}|{index}".encode()
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") >> 1
+
+
+def baseline_agent(game_name: str):
+    """The baseline OSLA every evaluation plays against (and the control plays in every seat)."""
+    return OSLAAgent()
+
+
+def _result(returns: list, seat: int) -> int:
+    return (returns[seat] > 0) - (returns[seat] < 0)
+
+
+def _check_games_per_seat(games_per_seat: int, where: str) -> None:
+    if games_per_seat < 0:
+        raise ValueError(f"{where}: games_per_seat must be >= 0, got {games_per_seat}")
 
 
 def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
@@ -40,8 +64,7 @@ def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
     value_factory() builds the JSON-Bag value once; play_match re-seeds every agent per game. score is
     the JSON-Bag agent's result: +1 win, 0 draw, -1 loss.
     """
-    if games_per_seat < 0:
-        raise ValueError(f"play_evaluation: games_per_seat must be >= 0, got {games_per_seat}")
+    _check_games_per_seat(games_per_seat, "play_evaluation")
     game = load_game(game_name, **params)
     params_json = orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode()
     jsonbag = JsonBagOSLAAgent(value_factory())
@@ -50,18 +73,58 @@ def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
                          f"{jsonbag.value_function.frequency!r}, not {frequency!r}")
     rows = []
     for seat in range(game.n_players):
-        agents = [jsonbag if p == seat else OSLAAgent() for p in range(game.n_players)]
+        agents = [jsonbag if p == seat else baseline_agent(game_name) for p in range(game.n_players)]
         for index in range(games_per_seat):
-            seed = evaluation_seed(base_seed, game_name, frequency, variant, seat, index)
+            seed = evaluation_seed(base_seed, game_name, seat, index)
             started = time.perf_counter()
             record = play_match(game, agents, seed=seed)
             seconds = time.perf_counter() - started
             opponents = [s for p, s in enumerate(record.scores) if p != seat]
             rows.append({
                 "game": game_name, "prototype_frequency": frequency, "feature_variant": variant, "seat": seat,
-                "game_index": index, "seed": seed, "params": params_json,
-                "score": (record.returns[seat] > 0) - (record.returns[seat] < 0),
+                "game_index": index, "seed": seed, "params": params_json, "score": _result(record.returns, seat),
                 "jsonbag_score": float(record.scores[seat]), "opponents_best_score": float(max(opponents)),
                 "n_actions": record.n_actions, "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
             })
     return pl.DataFrame(rows, schema=EVALUATION_GAMES_SCHEMA)
+
+
+def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: int) -> pl.DataFrame:
+    """The control arm: baseline OSLAs in every seat, the games the pairs play (same seeds), one row per game.
+
+    Row (seat, index) is the game seeded as the pairs' game (seat, index), and `score` is the result of the
+    baseline sitting where the JSON-Bag agent sits in that game.
+    """
+    _check_games_per_seat(games_per_seat, "play_control")
+    game = load_game(game_name, **params)
+    params_json = orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode()
+    agents = [baseline_agent(game_name) for _ in range(game.n_players)]
+    rows = []
+    for seat in range(game.n_players):
+        for index in range(games_per_seat):
+            seed = evaluation_seed(base_seed, game_name, seat, index)
+            started = time.perf_counter()
+            record = play_match(game, agents, seed=seed)
+            seconds = time.perf_counter() - started
+            opponents = [s for p, s in enumerate(record.scores) if p != seat]
+            rows.append({
+                "game": game_name, "seat": seat, "game_index": index, "seed": seed, "params": params_json,
+                "score": _result(record.returns, seat), "seat_score": float(record.scores[seat]),
+                "opponents_best_score": float(max(opponents)), "n_actions": record.n_actions,
+                "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
+            })
+    return pl.DataFrame(rows, schema=CONTROL_GAMES_SCHEMA)
+
+
+def control_table(control_games: pl.DataFrame) -> pl.DataFrame:
+    """Per (game, seat) of the control games: games, wins, draws, losses, win_rate and mean_score."""
+    missing = [c for c in ("game", "seat", "score") if c not in control_games.columns]
+    if missing:
+        raise ValueError(f"control games lack columns {missing} (has {control_games.columns})")
+    score = pl.col("score")
+    table = control_games.group_by("game", "seat").agg(
+        pl.len().cast(pl.Int64).alias("games"), (score == 1).sum().cast(pl.Int64).alias("wins"),
+        (score == 0).sum().cast(pl.Int64).alias("draws"), (score == -1).sum().cast(pl.Int64).alias("losses"),
+        score.cast(pl.Float64).mean().alias("mean_score"))
+    table = table.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
+    return table.select(list(CONTROL_SCHEMA)).cast(CONTROL_SCHEMA).sort("game", "seat")

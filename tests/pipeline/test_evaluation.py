@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import orjson
 import polars as pl
 import pytest
@@ -9,7 +11,8 @@ import pytest
 from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match, replay
-from jbag_pipeline.evaluation import EVALUATION_GAMES_SCHEMA, evaluation_seed, play_evaluation
+from jbag_pipeline.evaluation import (CONTROL_GAMES_SCHEMA, CONTROL_SCHEMA, EVALUATION_GAMES_SCHEMA, control_table,
+                                      evaluation_seed, play_control, play_evaluation)
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
 from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.tokenize import tokenize_trajectory
@@ -42,7 +45,7 @@ def test_one_row_per_game_with_the_jsonbag_agent_in_every_seat():
     assert set(games["prototype_frequency"]) == {"random"} and set(games["feature_variant"]) == {"random_seg"}
     assert games["seed"].n_unique() == 6
     for row in games.iter_rows(named=True):
-        assert row["seed"] == evaluation_seed(1, "connect4", "random", "random_seg", row["seat"], row["game_index"])
+        assert row["seed"] == evaluation_seed(1, "connect4", row["seat"], row["game_index"])
         assert row["score"] == row["jsonbag_score"]  # Connect4's game score is its result
         assert row["opponents_best_score"] == -row["jsonbag_score"]
         assert row["n_actions"] == len(orjson.loads(row["actions"])) and row["seconds"] > 0
@@ -73,13 +76,33 @@ def test_recorded_games_replay_to_the_same_result(name):
 
 
 def test_seeds_are_stable_and_depend_on_every_coordinate():
-    seed = evaluation_seed(0, "connect4", "full", "none", 0, 0)
-    assert seed == evaluation_seed(0, "connect4", "full", "none", 0, 0) and 0 <= seed < 2 ** 63
-    assert seed == 0x5E952F701064E234  # BLAKE2b of "0|connect4|full|none|0|0", fixed forever
-    variants = [(1, "connect4", "full", "none", 0, 0), (0, "dominion", "full", "none", 0, 0),
-                (0, "connect4", "random", "none", 0, 0), (0, "connect4", "full", "full", 0, 0),
-                (0, "connect4", "full", "none", 1, 0), (0, "connect4", "full", "none", 0, 1)]
-    assert len({seed, *(evaluation_seed(*v) for v in variants)}) == 7
+    seed = evaluation_seed(0, "connect4", 0, 0)
+    assert seed == evaluation_seed(0, "connect4", 0, 0) and 0 <= seed < 2 ** 63
+    assert seed == int.from_bytes(hashlib.blake2b(b"0|connect4|0|0", digest_size=8).digest(), "big") >> 1
+    variants = [(1, "connect4", 0, 0), (0, "dominion", 0, 0), (0, "connect4", 1, 0), (0, "connect4", 0, 1)]
+    assert len({seed, *(evaluation_seed(*v) for v in variants)}) == 5
+
+
+def test_every_pair_and_the_control_meet_the_same_games():
+    full = evaluate("connect4", "random_seg", games_per_seat=2, base_seed=5)
+    none = evaluate("connect4", "none", games_per_seat=2, base_seed=5)
+    control = play_control("connect4", {}, 2, 5)
+    assert control.schema == pl.Schema(CONTROL_GAMES_SCHEMA)
+    assert full["seed"].to_list() == none["seed"].to_list() == control["seed"].to_list()
+    game = load_game("connect4")
+    for row in control.iter_rows(named=True):  # baseline in every seat: the recorded game replays to its result
+        record = replay(game, row["seed"], orjson.loads(row["actions"]))
+        assert (record.returns[row["seat"]] > 0) - (record.returns[row["seat"]] < 0) == row["score"]
+
+
+def test_control_table_counts_results_per_seat():
+    games = pl.DataFrame({"game": ["g"] * 5, "seat": [0, 0, 0, 1, 1], "score": [1, 0, -1, 1, 1]},
+                         schema_overrides={"seat": pl.Int8, "score": pl.Int8})
+    table = control_table(games)
+    assert table.schema == pl.Schema(CONTROL_SCHEMA)
+    assert table.rows() == [("g", 0, 3, 1, 1, 1, 1 / 3, 0.0), ("g", 1, 2, 2, 0, 0, 1.0, 1.0)]
+    with pytest.raises(ValueError, match="lack columns"):
+        control_table(games.drop("score"))
 
 
 def test_bad_arguments_are_rejected():
