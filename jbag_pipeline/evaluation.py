@@ -25,6 +25,7 @@ EVALUATION_GAMES_SCHEMA = {
     "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String, "score": pl.Int8, "jsonbag_score": pl.Float64,
     "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "seconds": pl.Float64,
 }
+SENSITIVITY_VARIANT = "full_counters_kept"  # the full variant selected with the turn-order counters kept
 CONTROL_GAMES_SCHEMA = {
     "game": pl.String, "seat": pl.Int8, "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String,
     "score": pl.Int8, "seat_score": pl.Float64, "opponents_best_score": pl.Float64, "n_actions": pl.Int32,
@@ -40,6 +41,12 @@ def evaluation_seed(base_seed: int, game: str, seat: int, index: int) -> int:
     """A 63-bit game seed from a BLAKE2b hash of the game's coordinates (stable across runs and machines)."""
     key = f"{base_seed}|{game}|{seat}|{index}".encode()
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") >> 1
+
+
+def split_pair(pair: str) -> tuple[str, str]:
+    """'interval-full_seg' -> ('interval', 'full_seg')."""
+    frequency, variant = pair.split("-", 1)
+    return frequency, variant
 
 
 def baseline_agent(game_name: str):

@@ -36,6 +36,7 @@ class Preset:
     token_blacklist: tuple[str, ...] = ("gameStatus", "playerResults")
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
+    # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
     transfer: dict = field(default_factory=dict)  # overrides of jbag_pipeline.transfer.TransferSettings
 
     def transfer_settings(self):
@@ -56,21 +57,23 @@ PRESETS: dict[str, Preset] = {
     "smoke": Preset(
         name="smoke", seed=0, rf_trees=20, top_k=20,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
-        evaluation_pairs=("full-none", "full-full_seg", "random-adaptive"),
+        evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"),
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
                   "rollout_length": 10, "games_per_seat": 1},
     ),
-    "demo": Preset(
+    "demo": Preset(  # 2-seat games: 50 evaluation games per seat, 4-seat games 25: 100 per pair, so a win rate's
+        # 95% Wilson interval is at most +-0.10 wide
         name="demo", seed=0,
         games={
-            "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=4),
-            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=5),
-            "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=3),
-            "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=2),
-            "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=1),
-            "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=1),
-            "seven_wonders": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=1),
+            "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=50),
+            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50),
+            "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=50),
+            "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=25),
+            "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
+            "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
+            "seven_wonders": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
         },
+        evaluation_pairs=("full-none", "full-full", "full-full_seg", "full-full_counters_kept"),
         transfer={"source_games": 40, "target_games": 200, "mcts_iterations": 10, "rollout_length": 20,
                   "games_per_seat": 4},
     ),

@@ -116,94 +116,80 @@ def _tictactoe_jsonbag_section(report: Report, root: Path) -> None:
                [table.select(keep)], ["tictactoe_jsonbag.png"])
 
 
-PAPER_FINDINGS = {  # the seed paper's qualitative results (JSON-Bag OSLA vs baseline OSLA)
-    "dominion": "beats baseline; feature selection helps most (segmented)",
-    "seven_wonders": "beats baseline; feature selection helps (non-segmented)",
-    "connect4": "beats baseline; feature selection helps",
-    "cant_stop": "beats baseline; frequency and selection matter about equally",
-    "dots_and_boxes": "loses to baseline",
-    "sea_salt_paper": "loses to baseline",
-}
+def _verdict_section(report: Report, root: Path) -> None:
+    verdicts = lake.read_table(root, "verdicts")
+    report.add("Verdicts: does the JSON-Bag agent beat the baseline?",
+               "One row per game: the paper's claim; our best pair (highest overall win rate among the evaluated "
+               "pairs, its p-value Holm-adjusted over all of the game's pairs, so picking the best is paid for); its "
+               "win rate with a 95% Wilson interval against the control arm (baseline OSLA in every seat on the same "
+               "games); the verdict at 0.05; n games; the win rate with the turn-order counters kept; whether the "
+               "headline pair's verdict holds on both halves of the self-play games; caveats in plain words.",
+               [verdicts])
 
 
-def _verdict(row: dict) -> str:
-    if row["ci_low"] > 0:
-        return "beats baseline"
-    if row["ci_high"] < 0:
-        return "loses to baseline"
-    return "no clear difference"
-
-
-def _paper_comparison(summary: pl.DataFrame, effects: pl.DataFrame) -> pl.DataFrame:
-    overall = summary.filter(pl.col("scope") == "overall")
-    rows = []
-    for game in sorted(overall["game"].unique().to_list()):
-        of_game = overall.filter(pl.col("game") == game).sort("mean", descending=True)
-        best = of_game.row(0, named=True)
-        none = of_game.filter(pl.col("feature_variant") == "none")
-        selected = of_game.filter(pl.col("feature_variant") != "none")
-        gain = (selected["mean"].max() - none["mean"].max()) if len(none) and len(selected) else None
-        eta = dict(effects.filter(pl.col("game") == game).select("factor", "eta_squared").iter_rows())
-        rows.append({"game": game, "paper": PAPER_FINDINGS.get(game, "(not in the paper)"),
-                     "ours_best_pair": f"{best['prototype_frequency']} x {best['feature_variant']}",
-                     "ours_best_mean": best["mean"], "ours_verdict": _verdict(best),
-                     "selection_gain_over_none": gain,
-                     "eta2_frequency": eta.get("prototype_frequency"), "eta2_selection": eta.get("feature_variant")})
-    return pl.DataFrame(rows)
+def _seat_ticks(ax, seats: int) -> None:
+    ax.set_xticks(range(seats), [str(s) for s in range(seats)])
 
 
 def _evaluation_section(report: Report, root: Path) -> None:
     summary = lake.read_table(root, "evaluation_summary")
+    control = lake.read_table(root, "evaluation_control")
     effects = lake.read_table(root, "effect_sizes")
     overall = summary.filter(pl.col("scope") == "overall")
     games = sorted(overall["game"].unique().to_list())
-    fig, axes = plt.subplots(len(games), 1, figsize=(10, 2.6 * len(games)), squeeze=False)
+    fig, axes = plt.subplots(len(games), 1, figsize=(10, 2.4 * len(games)), squeeze=False)
     for ax, game in zip(axes[:, 0], games):
         part = overall.filter(pl.col("game") == game).sort("prototype_frequency", "feature_variant")
-        labels = [f"{f[:3]}/{v}" for f, v in zip(part["prototype_frequency"], part["feature_variant"])]
-        mean = part["mean"].to_numpy()
-        err = [mean - part["ci_low"].to_numpy(), part["ci_high"].to_numpy() - mean]
-        ax.errorbar(range(len(labels)), mean, yerr=err, fmt="o", capsize=3)
-        ax.axhline(0, color="grey", lw=1)
-        ax.set_xticks(range(len(labels)), labels, rotation=70, fontsize=7)
-        ax.set_ylim(-1.05, 1.05)
-        ax.set_title(f"{game}: JSON-Bag OSLA mean score vs baseline OSLA (95% CI)", fontsize=9)
+        labels = [f"{f}-{v}" for f, v in zip(part["prototype_frequency"], part["feature_variant"])]
+        rate = part["win_rate"].to_numpy()
+        err = [rate - part["win_rate_low"].to_numpy(), part["win_rate_high"].to_numpy() - rate]
+        ax.errorbar(range(len(labels)), rate, yerr=err, fmt="o", capsize=3, label="JSON-Bag OSLA")
+        ax.axhline(part["control_win_rate"][0], color="tab:red", lw=1, label="control (baseline in every seat)")
+        seats = control.filter(pl.col("game") == game).height
+        ax.axhline(1 / seats, color="grey", ls=":", lw=1, label=f"chance 1/{seats}")
+        ax.set_xticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("win rate", fontsize=8)
+        ax.set_title(f"{game}: win rate with 95% Wilson interval", fontsize=9)
+        ax.legend(fontsize=6, loc="upper right")
     fig.tight_layout()
     pairs_png = report.figure("evaluation_pairs.png", fig)
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    width = 0.4
-    for i, factor in enumerate(("prototype_frequency", "feature_variant")):
-        part = effects.filter(pl.col("factor") == factor).sort("game")
-        xs = [games.index(g) + (i - 0.5) * width for g in part["game"]]
-        ax.bar(xs, part["eta_squared"].fill_nan(0).to_numpy(), width, label=factor)
-    ax.set_xticks(range(len(games)), games, rotation=30, fontsize=8)
-    ax.set_ylabel("eta squared")
-    ax.legend()
-    eta_png = report.figure("effect_sizes.png", fig)
-    seats = summary.filter(pl.col("scope") != "overall").group_by("game", "seat").agg(pl.col("mean").mean()).sort("game", "seat")
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    for game in games:
-        part = seats.filter(pl.col("game") == game)
-        ax.plot(part["seat"], part["mean"], marker="o", label=game)
-    ax.axhline(0, color="grey", lw=1)
-    ax.set_xlabel("seat of the JSON-Bag agent")
-    ax.set_ylabel("mean score over all pairs")
-    ax.legend(fontsize=7)
-    seats_png = report.figure("evaluation_seats.png", fig)
-    report.add("Evaluation: JSON-Bag OSLA against baseline OSLA",
-               "Score per game +1 win / 0 draw / -1 loss for the JSON-Bag agent, one JSON-Bag OSLA per game in each "
-               "seat against baseline OSLAs (the game's own score) in the others; mean per pair with 95% CI, "
-               "and per seat of the JSON-Bag agent.", [], [pairs_png, seats_png])
-    report.add("Table I: top-3 pairs per game", "By overall mean score; Best-Worst Diff = best minus worst seat mean.",
+    fig, axes = plt.subplots(1, len(games), figsize=(2.2 * len(games), 2.8), squeeze=False, sharey=True)
+    for ax, game in zip(axes[0], games):
+        part = control.filter(pl.col("game") == game).sort("seat")
+        ax.bar(part["seat"].to_list(), part["win_rate"].to_list(), color="tab:red", alpha=0.7)
+        ax.axhline(1 / len(part), color="grey", ls=":", lw=1)
+        _seat_ticks(ax, len(part))
+        ax.set_title(game, fontsize=8)
+        ax.set_xlabel("seat", fontsize=8)
+    axes[0][0].set_ylabel("control win rate (dotted: 1/n)")
+    fig.tight_layout()
+    control_png = report.figure("evaluation_control.png", fig)
+    report.add("Evaluation: JSON-Bag OSLA against the control arm",
+               "Win rate of one JSON-Bag OSLA (each seat in turn) against baseline OSLAs in the other seats, beside "
+               "the control: the same games with a baseline in every seat. Each game's baseline is the TAG heuristic "
+               "of RULES.md 3.2. Overall p-values are exact tests stratified by seat; Holm adjusts over the pairs of "
+               "a game. Per-seat rows are in the evaluation_summary view.",
+               [overall.select("game", "prototype_frequency", "feature_variant", "n", "win_rate", "win_rate_low",
+                               "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
+                               "min_detectable_difference", "mean", "ci_low", "ci_high")],
+               [pairs_png, control_png])
+    if lake.table_exists(root, "stability_summary"):
+        report.add("Stability: the headline pair rebuilt from each half of the self-play games",
+                   "The value function of the headline pair built from two disjoint halves of the self-play games and "
+                   "evaluated on the same games; `stable` is false when the verdicts differ.",
+                   [lake.read_table(root, "stability_summary")])
+    report.add("Table I: top-3 pairs per game", "By overall win rate among the evaluated pairs (the counters-kept "
+               "sensitivity row excluded); Best-Worst Diff = best minus worst seat mean score.",
                [lake.read_table(root, "paper_table_1")])
     report.add("Table II: best prototype frequency without feature selection", "Feature variant none (all tokens).",
                [lake.read_table(root, "paper_table_2")])
-    report.add("Table III: effect sizes", "eta^2 = SS_effect / SS_total of each factor on the per-game scores.",
-               [effects], [eta_png])
-    report.add("Compared with the paper",
-               "The seed paper's qualitative findings next to ours (best pair, whether its 95% CI excludes 0, the "
-               "gain of the best feature-selected variant over no selection, and eta-squared of both factors).",
-               [_paper_comparison(summary, effects)])
+    report.add("Table III: effect sizes",
+               "Two-way ANOVA (prototype frequency x feature variant, with interaction) of the per-game scores: "
+               "eta^2 = SS_effect / SS_total, partial eta^2, omega^2 (bias-corrected) and the F test's p. "
+               "null_eta_squared = (k-1)/(N-1) is what eta^2 averages when the factor does nothing: an eta^2 near it "
+               "is no evidence. A factor the preset does not vary has one level and no effect size (NaN).",
+               [effects])
 
 
 def _transfer_section(report: Report, root: Path) -> None:
@@ -242,7 +228,7 @@ def _reference_section(report: Report, root: Path) -> None:
                "published Table III and Table V numbers.", [table])
 
 
-SECTIONS = [("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
+SECTIONS = [("verdicts", _verdict_section), ("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
             ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
             ("reference_reproduction", _reference_section),
             ("tictactoe_compression", _tictactoe_section), ("tictactoe_jsonbag", _tictactoe_jsonbag_section)]

@@ -1,4 +1,5 @@
-"""Evaluation assets: JSON-Bag OSLA against baseline OSLAs per (game, prototype frequency x feature variant)."""
+"""Evaluation assets: the control arm, JSON-Bag OSLA against baseline OSLAs per (game, frequency x variant), the
+stability halves, and the summary tables with a verdict per game."""
 
 import time
 
@@ -8,84 +9,166 @@ import polars as pl
 
 from engines import GAMES
 from jbag_pipeline import lake
-from jbag_pipeline.assets.common import preview, table_metadata
-from jbag_pipeline.evaluation import play_evaluation
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
+from jbag_pipeline.evaluation import (SENSITIVITY_VARIANT, control_table, play_control, play_evaluation,
+                                      split_pair)
 from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.sampling import FREQUENCIES
-from jbag_pipeline.statistics import best_frequency_without_selection, effect_sizes, summarise, top_pairs
+from jbag_pipeline.stability import HALVES, half_tables, split_halves
+from jbag_pipeline.statistics import PAIR, best_frequency_without_selection, effect_sizes, summarise, top_pairs
+from jbag_pipeline.verdicts import HEADLINE, stability_table, verdict_table
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
+PAIRS.append(f"full-{SENSITIVITY_VARIANT}")
 evaluation_partitions = dg.MultiPartitionsDefinition({
     "game": dg.StaticPartitionsDefinition(sorted(GAMES)),
     "pair": dg.StaticPartitionsDefinition(PAIRS),
 })
 
 
-def split_pair(pair: str) -> tuple[str, str]:
-    """'interval-full_seg' -> ('interval', 'full_seg')."""
-    frequency, variant = pair.split("-", 1)
-    return frequency, variant
+def _selfplay_setup(settings: JbagSettings, game: str) -> tuple[int, dict]:
+    selfplay = read_partition(settings, "selfplay_games", game)
+    return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
+
+
+def _games_metadata(games: pl.DataFrame, path, seconds: float) -> dict:
+    per_seat = games.group_by("seat").agg(pl.col("score").mean().alias("mean_score"),
+                                          (pl.col("score") == 1).mean().alias("win_rate"),
+                                          pl.len().alias("games")).sort("seat")
+    return {**table_metadata(games.drop("actions"), path), "seconds": seconds,
+            "win_rate": float((games["score"] == 1).mean() or 0.0), "per_seat": preview(per_seat)}
+
+
+@dg.asset(group_name="evaluation", partitions_def=game_partitions, deps=["selfplay_games"],
+          check_specs=[dg.AssetCheckSpec("every_seat_controlled", asset="evaluation_control")],
+          description="Control arm: baseline OSLA in every seat on the games the pairs play; results per seat.")
+def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings):
+    game = context.partition_key
+    preset = settings.get_preset()
+    n_players, params = _selfplay_setup(settings, game)
+    games_per_seat = game_run(preset, game).eval_games_per_seat
+    started = time.perf_counter()
+    games = play_control(game, params, games_per_seat, preset.seed)
+    seconds = time.perf_counter() - started
+    table = control_table(games)
+    path = lake.write_table(table, settings.root(), "evaluation_control", {"game": game})
+    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "seconds": seconds,
+                                         "chance_win_rate": 1 / n_players})
+    yield dg.AssetCheckResult(check_name="every_seat_controlled",
+                              passed=games_per_seat == 0 or table["seat"].to_list() == list(range(n_players)))
 
 
 @dg.asset(group_name="evaluation", partitions_def=evaluation_partitions,
-          deps=["winner_prototypes", "selected_features", "selfplay_games"],
+          deps=["winner_prototypes", "selected_features", "counters_kept_prototypes", "counters_kept_features",
+                "selfplay_games"],
           check_specs=[dg.AssetCheckSpec("every_seat_played", asset="evaluation_games")],
           description="One row per evaluation game: the JSON-Bag OSLA in one seat, baseline OSLAs in the others.")
 def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     keys = context.partition_key.keys_by_dimension
     game, pair = keys["game"], keys["pair"]
     frequency, variant = split_pair(pair)
-    root, preset = settings.root(), settings.get_preset()
+    preset = settings.get_preset()
     run = game_run(preset, game)
-    prototypes = lake.read_table(root, "winner_prototypes", {"game": game})
-    features = lake.read_table(root, "selected_features", {"game": game})
-    selfplay = lake.read_table(root, "selfplay_games", {"game": game})
-    n_players = int(selfplay["n_players"][0])
-    params = orjson.loads(selfplay["params"][0])
+    n_players, params = _selfplay_setup(settings, game)
+    sensitivity = variant == SENSITIVITY_VARIANT  # the headline pair with the turn-order counters kept
+    prefix = "counters_kept_" if sensitivity else ""
+    prototypes = read_partition(settings, prefix + ("prototypes" if sensitivity else "winner_prototypes"), game)
+    features = read_partition(settings, prefix + ("features" if sensitivity else "selected_features"), game)
+    token_filter = preset.token_filter_for(game, keep_counters=sensitivity)
 
     def value_factory():
-        return make_jsonbag_value(prototypes, features, frequency, variant, n_players, seed=preset.seed)
+        return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players,
+                                  seed=preset.seed, token_filter=token_filter)
 
     started = time.perf_counter()
     games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
     seconds = time.perf_counter() - started
     games = games.drop("seconds")  # wall time would make reruns differ; it goes to the metadata instead
-    path = lake.write_table(games, root, "evaluation_games", {"game": game, "pair": pair})
-    per_seat = games.group_by("seat").agg(pl.col("score").mean().alias("mean_score"), pl.len().alias("games")).sort("seat")
-    yield dg.MaterializeResult(metadata={**table_metadata(games.drop("actions"), path), "seconds": seconds,
-                                         "mean_score": float(games["score"].mean() or 0.0),
-                                         "per_seat": preview(per_seat)})
-    seats = set(games["seat"].to_list())
+    path = lake.write_table(games, settings.root(), "evaluation_games", {"game": game, "pair": pair})
+    yield dg.MaterializeResult(metadata=_games_metadata(games, path, seconds))
     yield dg.AssetCheckResult(check_name="every_seat_played",
-                              passed=run.eval_games_per_seat == 0 or seats == set(range(n_players)))
+                              passed=run.eval_games_per_seat == 0 or set(games["seat"]) == set(range(n_players)))
+
+
+@dg.asset(group_name="evaluation", partitions_def=game_partitions,
+          deps=["trajectory_bags", "segmented_bags", "selfplay_games"],
+          description="The headline pair's value function rebuilt from each of two disjoint halves of the self-play "
+                      "games, evaluated as evaluation_games is (column half: a or b).")
+def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
+    game = context.partition_key
+    preset = settings.get_preset()
+    run = game_run(preset, game)
+    n_players, params = _selfplay_setup(settings, game)
+    selfplay = read_partition(settings, "selfplay_games", game)
+    bags = read_partition(settings, "trajectory_bags", game)
+    segmented = read_partition(settings, "segmented_bags", game)
+    frequency, variant = split_pair(HEADLINE)
+    token_filter = preset.token_filter_for(game)
+    started, played = time.perf_counter(), []
+    for half, game_ids in split_halves(selfplay).items():
+        tables = half_tables(bags, segmented, selfplay, game_ids, frequency, k=preset.top_k,
+                             n_estimators=preset.rf_trees, seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
+
+        def value_factory(tables=tables):
+            return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
+                                      seed=preset.seed, token_filter=token_filter)
+
+        games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
+        played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
+    seconds = time.perf_counter() - started
+    games = pl.concat(played)
+    path = lake.write_table(games, settings.root(), "stability_games", {"game": game})
+    yield dg.MaterializeResult(metadata={**_games_metadata(games, path, seconds), "halves": list(HALVES)})
 
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec("evaluation_summary", group_name="evaluation", deps=["evaluation_games"],
-                     description="Mean score, 95% CI and t-test against 0 per pair and seat, overall, Best-Worst Diff."),
-        dg.AssetSpec("paper_table_1", group_name="evaluation", deps=["evaluation_games"],
+        dg.AssetSpec("evaluation_summary", group_name="evaluation", deps=["evaluation_games", "evaluation_control"],
+                     description="Per pair and seat: win rate (Wilson 95%), mean score (bounded 95% interval), exact "
+                                 "test against the control, Holm-adjusted p and a verdict."),
+        dg.AssetSpec("paper_table_1", group_name="evaluation", deps=["evaluation_games", "evaluation_control"],
                      description="Table I: the top-3 (prototype frequency, feature variant) pairs per game."),
-        dg.AssetSpec("paper_table_2", group_name="evaluation", deps=["evaluation_games"],
+        dg.AssetSpec("paper_table_2", group_name="evaluation", deps=["evaluation_games", "evaluation_control"],
                      description="Table II: the best prototype frequency without feature selection per game."),
         dg.AssetSpec("effect_sizes", group_name="evaluation", deps=["evaluation_games"],
-                     description="Table III: eta-squared of prototype frequency and of feature selection per game."),
+                     description="Table III: eta-squared, partial eta-squared, omega-squared and the ANOVA F test of "
+                                 "prototype frequency and feature selection per game, beside the null expectation."),
+        dg.AssetSpec("stability_summary", group_name="evaluation", deps=["stability_games", "evaluation_control"],
+                     description="The headline pair's win rate and verdict from each half of the self-play games."),
+        dg.AssetSpec("verdicts", group_name="evaluation",
+                     deps=["evaluation_games", "evaluation_control", "stability_games"],
+                     description="One row per game: the paper's claim, our best pair against the control, the verdict."),
     ],
-    check_specs=[dg.AssetCheckSpec("eta_squared_in_unit_interval", asset="effect_sizes")],
+    check_specs=[dg.AssetCheckSpec("eta_squared_in_unit_interval", asset="effect_sizes"),
+                 dg.AssetCheckSpec("control_for_every_evaluated_game", asset="evaluation_summary")],
 )
 def evaluation_tables(settings: JbagSettings):
     root = settings.root()
     games = lake.read_table(root, "evaluation_games")
-    summary = summarise(games)
-    tables = {"evaluation_summary": summary, "paper_table_1": top_pairs(summary, 3),
-              "paper_table_2": best_frequency_without_selection(summary), "effect_sizes": effect_sizes(games)}
+    control = lake.read_table(root, "evaluation_control")
+    uncontrolled = sorted(set(games["game"]) - set(control["game"]))
+    control = control.filter(pl.col("game").is_in(games["game"].unique().implode()))
+    summary = summarise(games.filter(pl.col("game").is_in(control["game"].unique().implode())), control)
+    selection_pairs = summary.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
+    factorial = games.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
+    halves = (summarise(lake.read_table(root, "stability_games"), control, keys=(*PAIR, "half"))
+              if lake.table_exists(root, "stability_games") else None)
+    stability = stability_table(halves)
+    verdicts = verdict_table(summary, stability)
+    tables = {"evaluation_summary": summary, "paper_table_1": top_pairs(selection_pairs, 3),
+              "paper_table_2": best_frequency_without_selection(selection_pairs),
+              "effect_sizes": effect_sizes(factorial), "stability_summary": stability, "verdicts": verdicts}
     for name, table in tables.items():
         path = lake.write_table(table, root, name)
         shown = table.filter(pl.col("scope") == "overall") if name == "evaluation_summary" else table
-        yield dg.MaterializeResult(asset_key=name, metadata={**table_metadata(table, path),
-                                                             "table": preview(shown, 40)})
+        metadata = {**table_metadata(table, path), "table": preview(shown, 40)}
+        if name == "evaluation_summary":
+            metadata["verdicts"] = preview(verdicts, 20)
+        yield dg.MaterializeResult(asset_key=name, metadata=metadata)
     eta = tables["effect_sizes"]["eta_squared"].drop_nans().drop_nulls()
     yield dg.AssetCheckResult(asset_key="effect_sizes", check_name="eta_squared_in_unit_interval",
                               passed=bool(eta.is_between(0, 1).all()))
+    yield dg.AssetCheckResult(asset_key="evaluation_summary", check_name="control_for_every_evaluated_game",
+                              passed=not uncontrolled, metadata={"games_without_control": ", ".join(uncontrolled) or "none"})
