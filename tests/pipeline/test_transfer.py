@@ -281,3 +281,23 @@ def test_experiment_needs_enough_target_games_for_its_curve():
                             settings=TINY, source_tables=tables, target_tables=tables)
     with pytest.raises(ValueError, match="games_per_seat"):
         TransferSettings(games_per_seat=0)
+
+
+def test_the_transfer_asset_writes_results_with_the_control_and_verdicts(tmp_path):
+    import dagster as dg
+
+    from jbag_pipeline import lake
+    from jbag_pipeline.assets.transfer import transfer
+    from jbag_pipeline.resources import JbagSettings
+
+    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    result = dg.materialize([transfer], partition_key="connect4-8x8-to-6x7", resources={"settings": settings},
+                            instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    checks = result.get_asset_check_evaluations()
+    assert [c.check_name for c in checks] == ["every_method_played"] and checks[0].passed
+    results = lake.read_table(tmp_path.resolve(), "transfer_results", {"pair": "connect4-8x8-to-6x7"})
+    assert set(TRANSFER_RESULTS_SCHEMA) <= set(results.columns) and CONTROL_METHOD in set(results["method"])
+    metadata = next(m.metadata for m in result.asset_materializations_for_node("transfer")
+                    if m.asset_key == dg.AssetKey("transfer_results"))
+    assert "verdict" in metadata["results"].value and "no clear difference" in metadata["verdicts"].value
