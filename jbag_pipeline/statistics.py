@@ -346,7 +346,8 @@ def _ratio(numerator: float, denominator: float) -> float:
 
 def two_way_anova(scores: np.ndarray, first: np.ndarray, second: np.ndarray) -> dict[str, dict[str, float]]:
     """Type II two-way ANOVA with interaction: {"first"|"second"|"interaction": sum_sq, df, F, p_value;
-    "residual": sum_sq, df}. Each main effect is tested after the other main effect, the interaction last."""
+    "residual": sum_sq, df, mean_sq}. Each main effect is tested after the other, the interaction after both;
+    F and p are NaN where a term has no degrees of freedom or the residual has none (or no spread)."""
     scores = np.asarray(scores, dtype=np.float64)
     a, b = _dummies(first), _dummies(second)
     ab = (a[:, :, None] * b[:, None, :]).reshape(len(scores), -1)
@@ -356,13 +357,14 @@ def two_way_anova(scores: np.ndarray, first: np.ndarray, second: np.ndarray) -> 
     rss_b, rank_b = _fit(scores, b)
     residual_df = len(scores) - rank_full
     mean_square_error = _ratio(rss_full, residual_df)
-    table = {"residual": {"sum_sq": rss_full, "df": residual_df}}
-    for name, sum_sq, df in (("first", rss_b - rss_main, rank_main - rank_b),
-                             ("second", rss_a - rss_main, rank_main - rank_a),
-                             ("interaction", rss_main - rss_full, rank_full - rank_main)):
-        f_value = _ratio(_ratio(max(sum_sq, 0.0), df), mean_square_error) if residual_df > 0 else math.nan
+    table = {"residual": {"sum_sq": rss_full, "df": residual_df, "mean_sq": mean_square_error}}
+    for name, difference, df in (("first", rss_b - rss_main, rank_main - rank_b),
+                                 ("second", rss_a - rss_main, rank_main - rank_a),
+                                 ("interaction", rss_main - rss_full, rank_full - rank_main)):
+        sum_sq = max(difference, 0.0)  # a nested fit cannot fit worse; below 0 is rounding
+        f_value = _ratio(_ratio(sum_sq, df), mean_square_error)
         p_value = float(stats.f.sf(f_value, df, residual_df)) if np.isfinite(f_value) else math.nan
-        table[name] = {"sum_sq": max(sum_sq, 0.0), "df": df, "F": f_value, "p_value": p_value}
+        table[name] = {"sum_sq": sum_sq, "df": df, "F": f_value, "p_value": p_value}
     return table
 
 
@@ -371,9 +373,9 @@ def effect_sizes(evaluation_games: pl.DataFrame) -> pl.DataFrame:
 
     eta_squared is the factor alone (SS_factor / SS_total), whose expectation when nothing matters is
     null_eta_squared = (levels - 1) / (n - 1): compare the two, not eta-squared across factors of different
-    levels. partial_eta_squared, omega_squared (bias-corrected: (SS - df MS_error) / (SS_total + MS_error))
-    and p_value (F test) come from a type II two-way ANOVA with interaction. A factor with one level in a
-    game gives NaN in every statistic (nothing to compare).
+    levels. partial_eta_squared, omega_squared (bias-corrected: (SS - df MS_error) / (SS_total + MS_error),
+    about 0 and possibly below when the factor does nothing) and p_value (F test) come from a type II two-way
+    ANOVA with interaction. A factor with one level in a game gives NaN in every statistic (nothing to compare).
     """
     _check_games(evaluation_games, (*PAIR, "score"))
     rows = []
@@ -382,8 +384,7 @@ def effect_sizes(evaluation_games: pl.DataFrame) -> pl.DataFrame:
         scores = of_game["score"].cast(pl.Float64).to_numpy()
         factors = [of_game[factor].to_numpy() for factor in EFFECT_FACTORS]
         anova = two_way_anova(scores, *factors)
-        total = float(((scores - scores.mean()) ** 2).sum())
-        mean_square_error = _ratio(anova["residual"]["sum_sq"], anova["residual"]["df"])
+        total, mean_square_error = float(((scores - scores.mean()) ** 2).sum()), anova["residual"]["mean_sq"]
         for factor, levels, term in zip(EFFECT_FACTORS, factors, ("first", "second")):
             n_levels, n = len(np.unique(levels)), len(scores)
             row = {"game": game, "factor": factor, "levels": n_levels, "n": n, "eta_squared": math.nan,

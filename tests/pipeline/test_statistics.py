@@ -13,7 +13,8 @@ from scipy import stats
 
 from jbag_pipeline.statistics import (best_frequency_without_selection, control_table, effect_sizes, eta_squared,
                                       exact_two_proportion_p, holm, min_detectable_difference, score_interval,
-                                      stratified_exact_p, summarise, top_pairs, verdict, wilson_interval)
+                                      stratified_exact_p, summarise, top_pairs, two_way_anova, verdict,
+                                      wilson_interval)
 
 
 def games_table(scores_by_key: dict[tuple, list[int]]) -> pl.DataFrame:
@@ -356,11 +357,18 @@ def test_partial_eta_omega_and_f_test_match_statsmodels_type_two_anova_unbalance
         assert row["n"] == table.height
         assert row["null_eta_squared"] == pytest.approx((row["levels"] - 1) / (table.height - 1))
     assert sizes["levels"].to_list() == [3, 4]
+    frame = table.to_pandas()
+    interaction = two_way_anova(frame["score"].to_numpy(), frame["prototype_frequency"].to_numpy(),
+                                frame["feature_variant"].to_numpy())["interaction"]
+    expected = result.loc["C(prototype_frequency):C(feature_variant)"]
+    assert (interaction["sum_sq"], interaction["df"]) == (pytest.approx(expected["sum_sq"]), expected["df"])
+    assert interaction["p_value"] == pytest.approx(expected["PR(>F)"], rel=1e-7)
 
 
 def test_omega_squared_removes_the_many_level_bias_under_the_null():
     rng = np.random.default_rng(5)
-    etas, omegas = {"prototype_frequency": [], "feature_variant": []}, {"prototype_frequency": [], "feature_variant": []}
+    etas = {"prototype_frequency": [], "feature_variant": []}
+    omegas = {"prototype_frequency": [], "feature_variant": []}
     frequencies = [f"f{i}" for i in range(8)]
     for _ in range(30):  # scores independent of both factors: 8 x 3 levels, 2 games per cell
         rows = [{"game": "g", "prototype_frequency": f, "feature_variant": v, "score": int(rng.choice([-1, 0, 1]))}
