@@ -216,16 +216,23 @@ def _control_by_seat(control: pl.DataFrame) -> dict[tuple[str, int], tuple[int, 
     return by_seat
 
 
-def _comparison(n: int, wins: int, draws: int, losses: int, control_wins: int, control_games: int,
-                p_value: float) -> dict:
-    """The statistics of one group against its control, all but p_value_holm and verdict."""
+def outcome_statistics(wins: int, draws: int, losses: int) -> dict:
+    """n, wins, draws, losses, mean (score +1/0/-1) with ci_low/ci_high (score_interval), win_rate with its
+    Wilson interval (win_rate_low/win_rate_high) of one group of games (at least one)."""
+    n = wins + draws + losses
+    if n < 1:
+        raise ValueError(f"outcome_statistics: need at least one game, got wins={wins} draws={draws} losses={losses}")
     low, high = score_interval(wins, draws, losses)
     rate_low, rate_high = wilson_interval(wins, n)
-    control_rate = control_wins / control_games
     return {"n": n, "wins": wins, "draws": draws, "losses": losses, "mean": (wins - losses) / n, "ci_low": low,
-            "ci_high": high, "win_rate": wins / n, "win_rate_low": rate_low, "win_rate_high": rate_high,
-            "control_win_rate": control_rate, "p_value_vs_control": p_value,
-            "min_detectable_difference": min_detectable_difference(n, control_games, control_rate)}
+            "ci_high": high, "win_rate": wins / n, "win_rate_low": rate_low, "win_rate_high": rate_high}
+
+
+def _comparison(wins: int, draws: int, losses: int, control_wins: int, control_games: int, p_value: float) -> dict:
+    """The statistics of one group against its control, all but p_value_holm and verdict."""
+    outcomes, control_rate = outcome_statistics(wins, draws, losses), control_wins / control_games
+    return {**outcomes, "control_win_rate": control_rate, "p_value_vs_control": p_value,
+            "min_detectable_difference": min_detectable_difference(outcomes["n"], control_games, control_rate)}
 
 
 def _with_holm_and_verdicts(rows: list[dict], alpha: float) -> None:
@@ -259,14 +266,14 @@ def summarise(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame, 
         if (game, seat) not in control:
             raise ValueError(f"evaluation_control has no row for game {game!r} seat {seat}")
         control_wins, control_games = control[(game, seat)]
-        counts = [group[c] for c in ("n", "wins", "draws", "losses")]
+        counts = [group[c] for c in ("wins", "draws", "losses")]
         p_value = exact_two_proportion_p(group["wins"], group["n"], control_wins, control_games)
         row = {**{k: group[k] for k in keys}, "scope": f"seat {seat}", "seat": seat,
                **_comparison(*counts, control_wins, control_games, p_value), "best_worst_diff": None}
         rows.append(row)
         per_seat.setdefault(tuple(group[k] for k in keys), []).append((row, control_wins, control_games))
     for key, seats in per_seat.items():
-        totals = [sum(row[c] for row, _, _ in seats) for c in ("n", "wins", "draws", "losses")]
+        totals = [sum(row[c] for row, _, _ in seats) for c in ("wins", "draws", "losses")]
         control_wins, control_games = sum(s[1] for s in seats), sum(s[2] for s in seats)
         p_value = stratified_exact_p([(row["wins"], row["n"], wins, games) for row, wins, games in seats])
         means = [row["mean"] for row, _, _ in seats]

@@ -32,7 +32,7 @@ from jbag_pipeline.selection import select_features
 from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.sql import run_sql
 from jbag_pipeline.state_tokens import tokenize_states
-from jbag_pipeline.statistics import control_table, score_interval, summarise, wilson_interval
+from jbag_pipeline.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.tokenize import DEFAULT_BLACKLIST
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
 
@@ -273,12 +273,9 @@ def play_control(game_name: str, params: dict, frequency: str, variant: str, gam
 
 def _control_row(control: pl.DataFrame) -> dict:
     """The control's own row of transfer_results: its counts, mean score and win rate with their intervals."""
-    games, wins, draws, losses = (int(control[c].sum()) for c in ("games", "wins", "draws", "losses"))
-    low, high = score_interval(wins, draws, losses)
-    rate_low, rate_high = wilson_interval(wins, games)
-    return {"method": CONTROL_METHOD, "n_target_games": 0, "games": games, "wins": wins, "draws": draws,
-            "losses": losses, "mean_score": (wins - losses) / games, "ci_low": low, "ci_high": high,
-            "win_rate": wins / games, "win_rate_low": rate_low, "win_rate_high": rate_high}
+    outcomes = outcome_statistics(*(int(control[c].sum()) for c in ("wins", "draws", "losses")))
+    return {"method": CONTROL_METHOD, "n_target_games": 0,
+            **{_SUMMARY_TO_RESULTS.get(k, k): v for k, v in outcomes.items()}}
 
 
 @dataclass(frozen=True)
@@ -357,7 +354,7 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
         target_games_of[method] = n_games
     control = control_table(play_control(target_game, target_params, settings.frequency, settings.variant,
                                          settings.games_per_seat, settings.seed))
-    summary = summarise(pl.concat(played), control, keys=("game", "method")).filter(pl.col("scope") == "overall")
+    summary = summarise(pl.concat(played), control, keys=("game", "method")).filter(pl.col("scope") == OVERALL)
     labels = {"source": variant_label(source_game, source_params), "target": variant_label(target_game, target_params)}
     rows = [{**labels, **row, "n_target_games": target_games_of[row["method"]]}
             for row in summary.rename(_SUMMARY_TO_RESULTS).iter_rows(named=True)]

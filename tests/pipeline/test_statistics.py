@@ -12,9 +12,9 @@ import pytest
 from scipy import stats
 
 from jbag_pipeline.statistics import (best_frequency_without_selection, control_table, effect_sizes, eta_squared,
-                                      exact_two_proportion_p, holm, min_detectable_difference, score_interval,
-                                      stratified_exact_p, summarise, top_pairs, two_way_anova, verdict,
-                                      wilson_interval)
+                                      exact_two_proportion_p, holm, min_detectable_difference, outcome_statistics,
+                                      score_interval, stratified_exact_p, summarise, top_pairs, two_way_anova,
+                                      verdict, wilson_interval)
 
 
 def games_table(scores_by_key: dict[tuple, list[int]]) -> pl.DataFrame:
@@ -161,6 +161,15 @@ def test_score_interval_stays_in_range_and_is_seeded():
     assert score_interval(3, 1, 2, seed=1) != score_interval(3, 1, 2, seed=2)
     with pytest.raises(ValueError, match="counts must be >= 0"):
         score_interval(-1, 2, 2)
+
+
+def test_outcome_statistics_of_one_group():
+    stats_ = outcome_statistics(3, 1, 1)
+    assert (stats_["n"], stats_["mean"], stats_["win_rate"]) == (5, 0.4, 0.6)
+    assert (stats_["ci_low"], stats_["ci_high"]) == score_interval(3, 1, 1)
+    assert (stats_["win_rate_low"], stats_["win_rate_high"]) == wilson_interval(3, 5)
+    with pytest.raises(ValueError, match="at least one game"):
+        outcome_statistics(0, 0, 0)
 
 
 # the summary against the control
