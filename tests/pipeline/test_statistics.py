@@ -12,9 +12,9 @@ import pytest
 from scipy import stats
 
 from jbag_pipeline.statistics import (best_frequency_without_selection, control_table, effect_sizes, eta_squared,
-                                      exact_two_proportion_p, holm, min_detectable_difference, outcome_statistics,
-                                      score_interval, stratified_exact_p, summarise, top_pairs, two_way_anova,
-                                      verdict, wilson_interval)
+                                      exact_two_proportion_p, games_for_half_width, holm, min_detectable_difference,
+                                      outcome_statistics, score_interval, stratified_exact_p, summarise, top_pairs,
+                                      two_way_anova, verdict, wilson_interval)
 
 
 def games_table(scores_by_key: dict[tuple, list[int]]) -> pl.DataFrame:
@@ -45,6 +45,17 @@ def test_wilson_interval_matches_statsmodels():
     assert all(math.isnan(x) for x in wilson_interval(0, 0))
     with pytest.raises(ValueError, match="successes <= n"):
         wilson_interval(5, 4)
+
+
+def test_games_for_half_width_is_the_fewest_games_with_that_wilson_interval():
+    n = games_for_half_width(0.10)
+    assert n == 93  # the normal approximation says 1.96^2 / (4 * 0.1^2) = 96; Wilson is a little narrower
+    for games, within in ((n, True), (n - 1, False)):  # 93 games: 46 or 47 wins; 92 games: 46 wins
+        widest = max(high - low for low, high in (wilson_interval(k, games) for k in (games // 2, (games + 1) // 2)))
+        assert (widest / 2 <= 0.10) is within
+    assert games_for_half_width(0.10, rate=0.25) < n and games_for_half_width(0.05) > 3 * n
+    with pytest.raises(ValueError, match="half_width"):
+        games_for_half_width(0.0)
 
 
 def test_exact_two_proportion_test_is_fishers_and_never_zero_from_tiny_samples():
