@@ -8,6 +8,10 @@ are then renormalised per (frequency, seat).
 
 Fine-tuning mixes shares, not counts: with N target games the transferred prototype weighs M / (M + N) and
 the N-game target prototype the rest, so the source counts as M games (by default as many as it came from).
+
+Every method is compared with a control played in the same run: the baseline in every seat with the same game
+seeds, so each method's win rate stands against the control's (jbag_pipeline.statistics, Holm across the methods
+of a source -> target pair).
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from engines import load_game
+from engines.agents.osla import OSLAAgent
+from engines.match import play_match
 from jbag_pipeline.bags_table import trajectory_bags_table
-from jbag_pipeline.evaluation import play_evaluation
+from jbag_pipeline.evaluation import evaluation_seed, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
 from jbag_pipeline.presets import GameRun
 from jbag_pipeline.sampling import sampled_states
@@ -26,13 +32,14 @@ from jbag_pipeline.selection import select_features
 from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.sql import run_sql
 from jbag_pipeline.state_tokens import tokenize_states
-from jbag_pipeline.statistics import mean_interval
+from jbag_pipeline.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.tokenize import DEFAULT_BLACKLIST
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
 
-__all__ = ["DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel", "TransferSettings",
-           "map_tokens", "mix_prototypes", "model_from_tables", "prepare_transfer", "random_mapping", "selfplay_tables",
-           "source_weight", "transfer_experiment", "transfer_features", "transfer_prototypes", "variant_label"]
+__all__ = ["CONTROL_METHOD", "DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel",
+           "TransferSettings", "map_tokens", "mix_prototypes", "model_from_tables", "play_control", "prepare_transfer",
+           "random_mapping", "selfplay_tables", "source_weight", "transfer_experiment", "transfer_features",
+           "transfer_prototypes", "variant_label"]
 
 DEFAULT_PAIRS = [
     {"game": "connect4", "source_params": {"rows": 6, "cols": 7}, "target_params": {"rows": 8, "cols": 8}},
@@ -40,10 +47,15 @@ DEFAULT_PAIRS = [
     {"game": "dots_and_boxes", "source_params": {"rows": 3, "cols": 3}, "target_params": {"rows": 5, "cols": 7}},
     {"game": "dots_and_boxes", "source_params": {"rows": 5, "cols": 7}, "target_params": {"rows": 3, "cols": 3}},
 ]
+CONTROL_METHOD = "control"  # the baseline in every seat, as a row of its own beside the methods
 TRANSFER_RESULTS_SCHEMA = {
-    "source": pl.String, "target": pl.String, "method": pl.String, "n_target_games": pl.Int32,
-    "mean_score": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "games": pl.Int32,
+    "source": pl.String, "target": pl.String, "method": pl.String, "n_target_games": pl.Int32, "games": pl.Int32,
+    "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64, "mean_score": pl.Float64, "ci_low": pl.Float64,
+    "ci_high": pl.Float64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
+    "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64,
+    "verdict": pl.String, "min_detectable_difference": pl.Float64,
 }
+_SUMMARY_TO_RESULTS = {"n": "games", "mean": "mean_score"}
 _VALUE_COLUMNS = ("token", "count", "p")
 
 
@@ -237,6 +249,35 @@ def _first_games(tables: tuple[pl.DataFrame, pl.DataFrame], n: int) -> tuple[pl.
     return games.filter(pl.col("game_id").is_in(ids.implode())), states.filter(pl.col("game_id").is_in(ids.implode()))
 
 
+def play_control(game_name: str, params: dict, frequency: str, variant: str, games_per_seat: int,
+                 base_seed: int) -> pl.DataFrame:
+    """The control arm: baseline OSLA in every seat, with the seeds play_evaluation gives the agent in each seat.
+
+    One row per game and seat position (game, seat, game_index, seed, score): `score` is that seat's result,
+    so the control's seat s faces what the method's agent faced in seat s, only the agent differs.
+    """
+    if games_per_seat < 0:
+        raise ValueError(f"play_control: games_per_seat must be >= 0, got {games_per_seat}")
+    game = load_game(game_name, **params)
+    agents = [OSLAAgent() for _ in range(game.n_players)]
+    rows = []
+    for seat in range(game.n_players):
+        for index in range(games_per_seat):
+            seed = evaluation_seed(base_seed, game_name, frequency, variant, seat, index)
+            result = play_match(game, agents, seed=seed).returns[seat]
+            rows.append({"game": game_name, "seat": seat, "game_index": index, "seed": seed,
+                         "score": (result > 0) - (result < 0)})
+    return pl.DataFrame(rows, schema={"game": pl.String, "seat": pl.Int8, "game_index": pl.Int32, "seed": pl.Int64,
+                                      "score": pl.Int8})
+
+
+def _control_row(control: pl.DataFrame) -> dict:
+    """The control's own row of transfer_results: its counts, mean score and win rate with their intervals."""
+    outcomes = outcome_statistics(*(int(control[c].sum()) for c in ("wins", "draws", "losses")))
+    return {"method": CONTROL_METHOD, "n_target_games": 0,
+            **{_SUMMARY_TO_RESULTS.get(k, k): v for k, v in outcomes.items()}}
+
+
 @dataclass(frozen=True)
 class PreparedTransfer:
     """The trained source and target models of one variant pair and the source -> target token mapping."""
@@ -261,14 +302,16 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
                         source_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
                         target_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
                         prepared: PreparedTransfer | None = None) -> pl.DataFrame:
-    """transfer_results rows: each method's JSON-Bag OSLA against baseline OSLAs on the target, in every seat.
+    """transfer_results rows: each method's JSON-Bag OSLA against baseline OSLAs on the target, in every seat,
+    against the control (baseline OSLA in every seat, the same seeds), and the control's own row.
 
     Methods: transferred (zero-shot: source prototypes and features mapped onto the target vocabulary),
     random_mapping (the same with a seeded random mapping), target_trained (self-play on the target), and
     finetuned_N (transferred prototypes mixed with N target games, features transferred). Tables are
     (games, states) as play_selfplay returns them; missing ones are played by MCTS self-play. The target
     vocabulary comes from the target's recorded states, never their outcomes. Every method plays the same
-    evaluation seeds.
+    evaluation seeds. Per method: counts, mean score with a bounded interval, win rate with its Wilson interval,
+    the control's win rate, p_value_vs_control (stratified by seat), p_value_holm (across the methods) and verdict.
     """
     (source_game, source_params), (target_game, target_params) = source, target
     if source_tables is None:
@@ -300,18 +343,23 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
             mixed = mix_prototypes(transferred, few.prototypes, source_weight(weight_games, n))
         methods.append((f"finetuned_{n}", n, mixed, transferred_features))
     n_players = load_game(target_game, **target_params).n_players
-    rows = []
+    played, target_games_of = [], {}
     for method, n_games, prototypes, features in methods:
         def value_factory(prototypes=prototypes, features=features):
             return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players,
                                       seed=settings.seed)
-        played = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
-                                 settings.games_per_seat, settings.seed)
-        scores = played["score"].cast(pl.Float64)
-        mean, sd = float(scores.mean()), float(scores.std(ddof=1) or 0.0)
-        low, high, _ = mean_interval(played.height, mean, sd)
-        rows.append({"source": variant_label(source_game, source_params),
-                     "target": variant_label(target_game, target_params), "method": method,
-                     "n_target_games": n_games, "mean_score": mean, "ci_low": low, "ci_high": high,
-                     "games": played.height})
-    return pl.DataFrame(rows, schema=TRANSFER_RESULTS_SCHEMA)
+        games = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
+                                settings.games_per_seat, settings.seed)
+        played.append(games.select("game", "seat", "score").with_columns(pl.lit(method).alias("method")))
+        target_games_of[method] = n_games
+    control = control_table(play_control(target_game, target_params, settings.frequency, settings.variant,
+                                         settings.games_per_seat, settings.seed))
+    summary = summarise(pl.concat(played), control, keys=("game", "method")).filter(pl.col("scope") == OVERALL)
+    labels = {"source": variant_label(source_game, source_params), "target": variant_label(target_game, target_params)}
+    rows = [{**labels, **row, "n_target_games": target_games_of[row["method"]]}
+            for row in summary.rename(_SUMMARY_TO_RESULTS).iter_rows(named=True)]
+    rows.append({**labels, **_control_row(control)})
+    order = {method: index for index, (method, *_) in enumerate(methods)}
+    results = pl.DataFrame([{c: row.get(c) for c in TRANSFER_RESULTS_SCHEMA} for row in rows],
+                           schema=TRANSFER_RESULTS_SCHEMA)
+    return results.sort(pl.col("method").replace_strict(order, default=len(order)))

@@ -33,7 +33,8 @@ def tictactoe_values(config: TicTacToeConfig, settings: JbagSettings):
 
 @dg.asset(group_name="tictactoe", deps=["tictactoe_values"],
           check_specs=[dg.AssetCheckSpec("error_bounds", asset="tictactoe_compression")],
-          description="SVD (r=0..81) and HOSVD (r=0..27) of f_all: Cr, E and exact softmax-agent outcomes.")
+          description="SVD (r=0..81) and HOSVD (r=0..27) of f_all: Cr, E and exact softmax-agent outcomes "
+                      "(probabilities computed over every board, not sampled: no intervals or verdicts).")
 def tictactoe_compression(config: TicTacToeConfig, settings: JbagSettings):
     start = time.perf_counter()
     table = compression_table(w=config.inverse_temperature, terminal_as_zero=config.terminal_as_zero)
@@ -53,7 +54,8 @@ def tictactoe_compression(config: TicTacToeConfig, settings: JbagSettings):
 @dg.asset(group_name="tictactoe", deps=["winner_prototypes", "selected_features", "tictactoe_compression"],
           check_specs=[dg.AssetCheckSpec("board_count", asset="tictactoe_jsonbag")],
           description="JSON-Bag value functions of tic-tac-toe self-play against f_all: correlations, best-move "
-                      "agreement, exact win rates, compression ratio.")
+                      "agreement, exact win rates (computed, not sampled: no intervals or verdicts), compression "
+                      "ratio.")
 def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings):
     root = settings.root()
     prototypes = lake.read_table(root, "winner_prototypes", {"game": "tictactoe"})

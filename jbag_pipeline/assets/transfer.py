@@ -6,7 +6,11 @@ import polars as pl
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import preview, table_metadata
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.transfer import DEFAULT_PAIRS, prepare_transfer, selfplay_tables, transfer_experiment
+from jbag_pipeline.transfer import (CONTROL_METHOD, DEFAULT_PAIRS, TRANSFER_RESULTS_SCHEMA, prepare_transfer,
+                                    selfplay_tables, transfer_experiment)
+
+SHOWN_COLUMNS = ["method", "n_target_games", "games", "win_rate", "win_rate_low", "win_rate_high", "control_win_rate",
+                 "p_value_holm", "verdict", "mean_score", "ci_low", "ci_high"]
 
 
 def pair_key(pair: dict) -> str:
@@ -26,7 +30,9 @@ transfer_partitions = dg.StaticPartitionsDefinition(list(TRANSFER_PAIRS))
                      description="Per target token: the source token it takes its weight from, match kind, distance."),
         dg.AssetSpec("transfer_results", group_name="transfer", partitions_def=transfer_partitions,
                      description="Transferred (zero-shot), target-trained, random-mapping and fine-tuned JSON-Bag "
-                                 "OSLA against baseline OSLA on the target variant."),
+                                 "OSLA against baseline OSLA on the target variant: win rate (Wilson 95%) against a "
+                                 "control (baseline OSLA in every seat, same seeds), exact p stratified by seat, "
+                                 "Holm across the methods, verdict; mean score with a bootstrap interval."),
     ],
     check_specs=[dg.AssetCheckSpec("every_method_played", asset="transfer_results")],
 )
@@ -49,8 +55,12 @@ def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
     kinds = mapping.group_by("match_kind").len().sort("match_kind")
     yield dg.MaterializeResult(asset_key="token_mappings",
                                metadata={**table_metadata(mapping, mapping_path), "match_kinds": preview(kinds)})
+    verdicts = results.filter(pl.col("verdict").is_not_null()).group_by("verdict").len().sort("verdict")
     yield dg.MaterializeResult(asset_key="transfer_results",
-                               metadata={**table_metadata(results, results_path), "results": preview(results, 20)})
+                               metadata={**table_metadata(results, results_path),
+                                         "results": preview(results.select(SHOWN_COLUMNS), 20),
+                                         "verdicts": preview(verdicts)})
     methods = set(results["method"])
     yield dg.AssetCheckResult(asset_key="transfer_results", check_name="every_method_played",
-                              passed={"transferred", "random_mapping", "target_trained"} <= methods)
+                              passed={"transferred", "random_mapping", "target_trained", CONTROL_METHOD} <= methods
+                              and set(TRANSFER_RESULTS_SCHEMA) <= set(results.columns))

@@ -3,6 +3,8 @@
 A policy is either a callable `board index -> probabilities over legal_cells(board)` (ascending cells)
 or a (3^9, 9) array of per-cell probabilities (rows of boards in play sum to 1). Outcomes are exact:
 probability mass is pushed from the empty board through the valid boards, one move count at a time.
+Being exact, they carry no sampling error: no interval, test or verdict applies (jbag_pipeline.statistics is for
+sampled games), and a difference between two agents' outcome probabilities is the true difference.
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def policy_table(policy: Policy, seat: int) -> np.ndarray:
 
 
 def outcome_probabilities(policy_first: Policy, policy_second: Policy) -> tuple[float, float, float]:
-    """Exact (first player wins, draw, second player wins) when the two policies play one game."""
+    """Exact (first player wins, draw, second player wins) when the two policies play one game (no sampling)."""
     boards = board_space()
     tables = (policy_table(policy_first, 0), policy_table(policy_second, 1))
     reach = np.zeros(N_BOARDS)

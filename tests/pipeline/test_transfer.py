@@ -8,9 +8,14 @@ import polars as pl
 import pytest
 
 from engines import load_game
+from engines.agents.osla import OSLAAgent
+from engines.match import play_match
+from jbag_pipeline.evaluation import evaluation_seed
+from jbag_pipeline.statistics import holm, score_interval, wilson_interval
 from jbag_pipeline.tokenize import tokenize_state
-from jbag_pipeline.transfer import (TransferSettings, mix_prototypes, model_from_tables, selfplay_tables,
-                                    source_weight, transfer_experiment, transfer_features, transfer_prototypes)
+from jbag_pipeline.transfer import (CONTROL_METHOD, TRANSFER_RESULTS_SCHEMA, TransferSettings, mix_prototypes,
+                                    model_from_tables, play_control, selfplay_tables, source_weight,
+                                    transfer_experiment, transfer_features, transfer_prototypes)
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping, split_value, token_parts
 
 
@@ -233,14 +238,40 @@ def test_prototypes_from_real_tables_transfer_onto_the_target_vocabulary():
 def test_tiny_transfer_experiment_produces_every_method_row():
     results = transfer_experiment(("connect4", {"rows": 4, "cols": 4}), ("connect4", {"rows": 5, "cols": 5}),
                                   settings=TINY)
+    assert results.schema == TRANSFER_RESULTS_SCHEMA
     assert results["method"].to_list() == ["transferred", "random_mapping", "target_trained", "finetuned_0",
-                                           "finetuned_3", "finetuned_6"]
-    assert results["n_target_games"].to_list() == [0, 0, 6, 0, 3, 6]
+                                           "finetuned_3", "finetuned_6", CONTROL_METHOD]
+    assert results["n_target_games"].to_list() == [0, 0, 6, 0, 3, 6, 0]
     assert set(results["source"]) == {"connect4(cols=4,rows=4)"}
     assert set(results["target"]) == {"connect4(cols=5,rows=5)"}
-    assert results["games"].to_list() == [2] * 6  # one game in each of the two seats
-    assert results.select(pl.col("mean_score").is_between(-1, 1).all()).item()
-    assert results.select((pl.col("ci_low") <= pl.col("mean_score")).all()).item()
+    assert results["games"].to_list() == [2] * 7  # one game in each of the two seats
+    assert results.select((pl.col("wins") + pl.col("draws") + pl.col("losses") == pl.col("games")).all()).item()
+    for row in results.iter_rows(named=True):
+        assert row["mean_score"] == (row["wins"] - row["losses"]) / row["games"]
+        assert (row["ci_low"], row["ci_high"]) == score_interval(row["wins"], row["draws"], row["losses"])
+        assert -1 <= row["ci_low"] <= row["mean_score"] <= row["ci_high"] <= 1
+        assert row["win_rate"] == row["wins"] / row["games"]
+        assert (row["win_rate_low"], row["win_rate_high"]) == wilson_interval(row["wins"], row["games"])
+    methods, control = results.filter(pl.col("method") != CONTROL_METHOD), results.row(-1, named=True)
+    assert set(methods["control_win_rate"]) == {control["win_rate"]}  # every method against the same control
+    assert methods["p_value_holm"].to_list() == pytest.approx(holm(methods["p_value_vs_control"].to_list()).tolist())
+    assert methods.select(pl.col("p_value_vs_control").is_between(0, 1).all()).item()
+    assert set(methods["verdict"]) == {"no clear difference"}  # two games per method decide nothing
+    assert control["p_value_vs_control"] is None and control["verdict"] is None
+
+
+def test_the_control_plays_the_baseline_in_every_seat_with_the_methods_seeds():
+    control = play_control("connect4", {"rows": 4, "cols": 4}, "full", "full", 2, 7)
+    assert control.columns == ["game", "seat", "game_index", "seed", "score"]
+    assert control.select("seat", "game_index").rows() == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    game = load_game("connect4", rows=4, cols=4)
+    for row in control.iter_rows(named=True):
+        assert row["seed"] == evaluation_seed(7, "connect4", "full", "full", row["seat"], row["game_index"])
+        result = play_match(game, [OSLAAgent(), OSLAAgent()], seed=row["seed"]).returns[row["seat"]]
+        assert row["score"] == (result > 0) - (result < 0)
+    assert play_control("connect4", {"rows": 4, "cols": 4}, "full", "full", 2, 7).equals(control)
+    with pytest.raises(ValueError, match="games_per_seat must be >= 0"):
+        play_control("connect4", {"rows": 4, "cols": 4}, "full", "full", -1, 7)
 
 
 def test_experiment_needs_enough_target_games_for_its_curve():
@@ -250,3 +281,23 @@ def test_experiment_needs_enough_target_games_for_its_curve():
                             settings=TINY, source_tables=tables, target_tables=tables)
     with pytest.raises(ValueError, match="games_per_seat"):
         TransferSettings(games_per_seat=0)
+
+
+def test_the_transfer_asset_writes_results_with_the_control_and_verdicts(tmp_path):
+    import dagster as dg
+
+    from jbag_pipeline import lake
+    from jbag_pipeline.assets.transfer import transfer
+    from jbag_pipeline.resources import JbagSettings
+
+    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    result = dg.materialize([transfer], partition_key="connect4-8x8-to-6x7", resources={"settings": settings},
+                            instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    checks = result.get_asset_check_evaluations()
+    assert [c.check_name for c in checks] == ["every_method_played"] and checks[0].passed
+    results = lake.read_table(tmp_path.resolve(), "transfer_results", {"pair": "connect4-8x8-to-6x7"})
+    assert set(TRANSFER_RESULTS_SCHEMA) <= set(results.columns) and CONTROL_METHOD in set(results["method"])
+    metadata = next(m.metadata for m in result.asset_materializations_for_node("transfer")
+                    if m.asset_key == dg.AssetKey("transfer_results"))
+    assert "verdict" in metadata["results"].value and "no clear difference" in metadata["verdicts"].value
