@@ -31,11 +31,6 @@ CONTROL_GAMES_SCHEMA = {
     "score": pl.Int8, "seat_score": pl.Float64, "opponents_best_score": pl.Float64, "n_actions": pl.Int32,
     "actions": pl.String, "seconds": pl.Float64,
 }
-CONTROL_SCHEMA = {
-    "game": pl.String, "seat": pl.Int8, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
-    "losses": pl.Int64, "win_rate": pl.Float64, "mean_score": pl.Float64,
-}
-
 
 def evaluation_seed(base_seed: int, game: str, seat: int, index: int) -> int:
     """A 63-bit game seed from a BLAKE2b hash of the game's coordinates (stable across runs and machines)."""
@@ -122,16 +117,3 @@ def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: i
             })
     return pl.DataFrame(rows, schema=CONTROL_GAMES_SCHEMA)
 
-
-def control_table(control_games: pl.DataFrame) -> pl.DataFrame:
-    """Per (game, seat) of the control games: games, wins, draws, losses, win_rate and mean_score."""
-    missing = [c for c in ("game", "seat", "score") if c not in control_games.columns]
-    if missing:
-        raise ValueError(f"control games lack columns {missing} (has {control_games.columns})")
-    score = pl.col("score")
-    table = control_games.group_by("game", "seat").agg(
-        pl.len().cast(pl.Int64).alias("games"), (score == 1).sum().cast(pl.Int64).alias("wins"),
-        (score == 0).sum().cast(pl.Int64).alias("draws"), (score == -1).sum().cast(pl.Int64).alias("losses"),
-        score.cast(pl.Float64).mean().alias("mean_score"))
-    table = table.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
-    return table.select(list(CONTROL_SCHEMA)).cast(CONTROL_SCHEMA).sort("game", "seat")

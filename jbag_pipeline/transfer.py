@@ -21,10 +21,8 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from engines import load_game
-from engines.agents.osla import OSLAAgent
-from engines.match import play_match
 from jbag_pipeline.bags_table import trajectory_bags_table
-from jbag_pipeline.evaluation import evaluation_seed, play_evaluation
+from jbag_pipeline.evaluation import play_control, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
 from jbag_pipeline.presets import GameRun
 from jbag_pipeline.sampling import sampled_states
@@ -37,7 +35,7 @@ from jbag_pipeline.tokenize import DEFAULT_BLACKLIST
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
 
 __all__ = ["CONTROL_METHOD", "DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel",
-           "TransferSettings", "map_tokens", "mix_prototypes", "model_from_tables", "play_control", "prepare_transfer",
+           "TransferSettings", "map_tokens", "mix_prototypes", "model_from_tables", "prepare_transfer",
            "random_mapping", "selfplay_tables", "source_weight", "transfer_experiment", "transfer_features",
            "transfer_prototypes", "variant_label"]
 
@@ -249,28 +247,6 @@ def _first_games(tables: tuple[pl.DataFrame, pl.DataFrame], n: int) -> tuple[pl.
     return games.filter(pl.col("game_id").is_in(ids.implode())), states.filter(pl.col("game_id").is_in(ids.implode()))
 
 
-def play_control(game_name: str, params: dict, frequency: str, variant: str, games_per_seat: int,
-                 base_seed: int) -> pl.DataFrame:
-    """The control arm: baseline OSLA in every seat, with the seeds play_evaluation gives the agent in each seat.
-
-    One row per game and seat position (game, seat, game_index, seed, score): `score` is that seat's result,
-    so the control's seat s faces what the method's agent faced in seat s, only the agent differs.
-    """
-    if games_per_seat < 0:
-        raise ValueError(f"play_control: games_per_seat must be >= 0, got {games_per_seat}")
-    game = load_game(game_name, **params)
-    agents = [OSLAAgent() for _ in range(game.n_players)]
-    rows = []
-    for seat in range(game.n_players):
-        for index in range(games_per_seat):
-            seed = evaluation_seed(base_seed, game_name, frequency, variant, seat, index)
-            result = play_match(game, agents, seed=seed).returns[seat]
-            rows.append({"game": game_name, "seat": seat, "game_index": index, "seed": seed,
-                         "score": (result > 0) - (result < 0)})
-    return pl.DataFrame(rows, schema={"game": pl.String, "seat": pl.Int8, "game_index": pl.Int32, "seed": pl.Int64,
-                                      "score": pl.Int8})
-
-
 def _control_row(control: pl.DataFrame) -> dict:
     """The control's own row of transfer_results: its counts, mean score and win rate with their intervals."""
     outcomes = outcome_statistics(*(int(control[c].sum()) for c in ("wins", "draws", "losses")))
@@ -352,8 +328,7 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
                                 settings.games_per_seat, settings.seed)
         played.append(games.select("game", "seat", "score").with_columns(pl.lit(method).alias("method")))
         target_games_of[method] = n_games
-    control = control_table(play_control(target_game, target_params, settings.frequency, settings.variant,
-                                         settings.games_per_seat, settings.seed))
+    control = control_table(play_control(target_game, target_params, settings.games_per_seat, settings.seed))
     summary = summarise(pl.concat(played), control, keys=("game", "method")).filter(pl.col("scope") == OVERALL)
     labels = {"source": variant_label(source_game, source_params), "target": variant_label(target_game, target_params)}
     rows = [{**labels, **row, "n_target_games": target_games_of[row["method"]]}

@@ -11,8 +11,7 @@ import pytest
 from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match, replay
-from jbag_pipeline.evaluation import (CONTROL_GAMES_SCHEMA, CONTROL_SCHEMA, EVALUATION_GAMES_SCHEMA, control_table,
-                                      evaluation_seed, play_control, play_evaluation)
+from jbag_pipeline.evaluation import CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, evaluation_seed, play_control, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
 from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.tokenize import tokenize_trajectory
@@ -93,16 +92,6 @@ def test_every_pair_and_the_control_meet_the_same_games():
     for row in control.iter_rows(named=True):  # baseline in every seat: the recorded game replays to its result
         record = replay(game, row["seed"], orjson.loads(row["actions"]))
         assert (record.returns[row["seat"]] > 0) - (record.returns[row["seat"]] < 0) == row["score"]
-
-
-def test_control_table_counts_results_per_seat():
-    games = pl.DataFrame({"game": ["g"] * 5, "seat": [0, 0, 0, 1, 1], "score": [1, 0, -1, 1, 1]},
-                         schema_overrides={"seat": pl.Int8, "score": pl.Int8})
-    table = control_table(games)
-    assert table.schema == pl.Schema(CONTROL_SCHEMA)
-    assert table.rows() == [("g", 0, 3, 1, 1, 1, 1 / 3, 0.0), ("g", 1, 2, 2, 0, 0, 1.0, 1.0)]
-    with pytest.raises(ValueError, match="lack columns"):
-        control_table(games.drop("score"))
 
 
 def test_bad_arguments_are_rejected():

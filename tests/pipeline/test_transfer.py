@@ -8,13 +8,10 @@ import polars as pl
 import pytest
 
 from engines import load_game
-from engines.agents.osla import OSLAAgent
-from engines.match import play_match
-from jbag_pipeline.evaluation import evaluation_seed
 from jbag_pipeline.statistics import holm, score_interval, wilson_interval
 from jbag_pipeline.tokenize import tokenize_state
 from jbag_pipeline.transfer import (CONTROL_METHOD, TRANSFER_RESULTS_SCHEMA, TransferSettings, mix_prototypes,
-                                    model_from_tables, play_control, selfplay_tables, source_weight,
+                                    model_from_tables, selfplay_tables, source_weight,
                                     transfer_experiment, transfer_features, transfer_prototypes)
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping, split_value, token_parts
 
@@ -258,20 +255,6 @@ def test_tiny_transfer_experiment_produces_every_method_row():
     assert methods.select(pl.col("p_value_vs_control").is_between(0, 1).all()).item()
     assert set(methods["verdict"]) == {"no clear difference"}  # two games per method decide nothing
     assert control["p_value_vs_control"] is None and control["verdict"] is None
-
-
-def test_the_control_plays_the_baseline_in_every_seat_with_the_methods_seeds():
-    control = play_control("connect4", {"rows": 4, "cols": 4}, "full", "full", 2, 7)
-    assert control.columns == ["game", "seat", "game_index", "seed", "score"]
-    assert control.select("seat", "game_index").rows() == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    game = load_game("connect4", rows=4, cols=4)
-    for row in control.iter_rows(named=True):
-        assert row["seed"] == evaluation_seed(7, "connect4", "full", "full", row["seat"], row["game_index"])
-        result = play_match(game, [OSLAAgent(), OSLAAgent()], seed=row["seed"]).returns[row["seat"]]
-        assert row["score"] == (result > 0) - (result < 0)
-    assert play_control("connect4", {"rows": 4, "cols": 4}, "full", "full", 2, 7).equals(control)
-    with pytest.raises(ValueError, match="games_per_seat must be >= 0"):
-        play_control("connect4", {"rows": 4, "cols": 4}, "full", "full", -1, 7)
 
 
 def test_experiment_needs_enough_target_games_for_its_curve():
