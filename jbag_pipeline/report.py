@@ -199,25 +199,28 @@ def _transfer_section(report: Report, root: Path) -> None:
     for ax, pair in zip(axes[0], pairs):
         part = results.filter(pl.col("pair") == pair)
         tuned = part.filter(pl.col("method").str.starts_with("finetuned_")).sort("n_target_games")
-        ax.errorbar(tuned["n_target_games"], tuned["mean_score"],
-                    yerr=[tuned["mean_score"] - tuned["ci_low"], tuned["ci_high"] - tuned["mean_score"]],
+        ax.errorbar(tuned["n_target_games"], tuned["win_rate"],
+                    yerr=[tuned["win_rate"] - tuned["win_rate_low"], tuned["win_rate_high"] - tuned["win_rate"]],
                     marker="o", capsize=3, label="transferred + N target games")
-        for method, style in (("target_trained", "--"), ("random_mapping", ":")):
+        for method, style, color in (("target_trained", "--", "green"), ("random_mapping", ":", "grey"),
+                                     ("control", "-", "tab:red")):
             row = part.filter(pl.col("method") == method)
             if len(row):
-                ax.axhline(row["mean_score"][0], ls=style, color="grey" if method == "random_mapping" else "green",
-                           label=method.replace("_", " "))
+                ax.axhline(row["win_rate"][0], ls=style, color=color, label=method.replace("_", " "))
         ax.set_title(pair, fontsize=9)
         ax.set_xlabel("target games N")
-        ax.set_ylim(-1.05, 1.05)
-    axes[0][0].set_ylabel("mean score vs baseline OSLA")
+        ax.set_ylim(0, 1)
+    axes[0][0].set_ylabel("win rate (95% Wilson interval)")
     axes[0][0].legend(fontsize=7)
     image = report.figure("transfer.png", fig)
     report.add("Transfer between game variants",
                "Source-variant prototypes and features mapped onto the target's tokens (exact match, else nearest "
                "path by edit distance), played zero-shot; against training on the target, a random token mapping, "
-               "and the source mixed with N target games.", [results.select(
-                   "pair", "method", "n_target_games", "mean_score", "ci_low", "ci_high", "games")], [image])
+               "the source mixed with N target games, and the control (baseline OSLA in every seat on the same "
+               "games). p-values: exact test against the control stratified by seat, Holm over the methods of a pair.",
+               [results.select("pair", "method", "n_target_games", "games", "win_rate", "win_rate_low",
+                               "win_rate_high", "control_win_rate", "p_value_holm", "verdict",
+                               "min_detectable_difference")], [image])
 
 
 def _reference_section(report: Report, root: Path) -> None:
