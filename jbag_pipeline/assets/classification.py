@@ -24,7 +24,7 @@ def accuracy_check(table: pl.DataFrame, asset: str) -> dg.AssetCheckResult:
                                metadata={"rows_out_of_range": len(bad)})
 
 
-@dg.asset(group_name="model", partitions_def=game_partitions,
+@dg.asset(group_name="selection", partitions_def=game_partitions,  # it reads selection's tables: not "model"
           deps=["state_tokens", "sampled_states", "selfplay_games", "segmented_bags", "selected_features"],
           check_specs=[dg.AssetCheckSpec("accuracy_in_range", asset="variant_classification")],
           description="P-NNS winner accuracy on held-out games per prototype frequency (full/interval/random) and, "
