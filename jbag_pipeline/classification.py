@@ -12,7 +12,7 @@ and normalises them there, as the JSON-Bag agent does.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -207,7 +207,8 @@ def token_overlap(train_features: pl.DataFrame, agent_features: pl.DataFrame) ->
         "variant", pl.col("train").list.len().cast(pl.Int32).alias("train_tokens"),
         pl.col("agent").list.len().cast(pl.Int32).alias("agent_tokens"),
         pl.col("train").list.set_intersection("agent").list.len().cast(pl.Int32).alias("shared_tokens"),
-    ).sort(pl.col("variant").replace_strict({v: i for i, v in enumerate(FEATURE_VARIANTS)}, default=len(FEATURE_VARIANTS)))
+    ).sort(pl.col("variant").replace_strict({v: i for i, v in enumerate(FEATURE_VARIANTS)},
+                                            default=len(FEATURE_VARIANTS)))
 
 
 def variant_classification_table(state_tokens: pl.DataFrame, states: pl.DataFrame, games: pl.DataFrame,

@@ -18,8 +18,8 @@ SELECTION_NOTE = (
 def accuracy_check(table: pl.DataFrame, asset: str) -> dg.AssetCheckResult:
     """Every computed accuracy lies in [0, 1] and within its own interval."""
     known = table.filter(pl.col("accuracy").is_not_null())
-    bad = known.filter(~pl.col("accuracy").is_between(0, 1)
-                       | ~pl.col("accuracy").is_between(pl.col("accuracy_low") - 1e-12, pl.col("accuracy_high") + 1e-12))
+    inside = pl.col("accuracy").is_between(pl.col("accuracy_low") - 1e-12, pl.col("accuracy_high") + 1e-12)
+    bad = known.filter(~pl.col("accuracy").is_between(0, 1) | ~inside)
     return dg.AssetCheckResult(asset_key=asset, check_name="accuracy_in_range", passed=bad.is_empty(),
                                metadata={"rows_out_of_range": len(bad)})
 

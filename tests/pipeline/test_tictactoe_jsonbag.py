@@ -18,9 +18,9 @@ from jbag_pipeline.sampling import FREQUENCIES, sample_state_indices
 from jbag_pipeline.tictactoe.agents import greedy_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
 from jbag_pipeline.tictactoe.jsonbag import (
-    STRATA, TIE_TOLERANCE, best_children, best_move_metrics, board_document, board_seat_values, correlations_by_move_count,
-    document_board, first_player_scores, jsonbag_board_values, jsonbag_vs_exact_table, pearson_within_move_count,
-    plot_jsonbag_vs_compression, spearman_within_move_count,
+    STRATA, TIE_TOLERANCE, best_children, best_move_metrics, board_document, board_seat_values,
+    correlations_by_move_count, document_board, first_player_scores, jsonbag_board_values, jsonbag_vs_exact_table,
+    pearson_within_move_count, plot_jsonbag_vs_compression, spearman_within_move_count,
 )
 from jbag_pipeline.tictactoe.table import SETTINGS
 from jbag_pipeline.tokenize import TokenFilter, tokenize_state, tokenize_trajectory
