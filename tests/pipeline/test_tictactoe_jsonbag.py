@@ -184,6 +184,24 @@ def test_prototype_of_three_x_in_a_row_correlates_positively():
     assert row["pearson_pooled"] > 0.1 and row["spearman_pooled"] > 0.1
 
 
+def test_a_value_that_only_sees_the_mark_count_has_no_within_stratum_signal():
+    # Prototypes and features of moveCount tokens only: V depends on the mark count and nothing else, the
+    # demo's `adaptive` case (best-move agreement on decided boards, about half the boards undecided).
+    bags = ({f".moveCount.{n}": 1.0 for n in (1, 3, 5, 7, 9)}, {f".moveCount.{n}": 3.0 for n in (2, 4, 6, 8)})
+    prototypes = pl.DataFrame([{"game": "tictactoe", "frequency": "full", "seat": seat, "token": token, "count": count,
+                                "p": 0.0} for seat, bag in enumerate(bags) for token, count in bag.items()],
+                              schema_overrides={"seat": pl.Int8})
+    features = pl.DataFrame([{"game": "tictactoe", "variant": "adaptive", "token": f".moveCount.{n}", "rank": n + 1}
+                             for n in range(10)], schema_overrides={"rank": pl.Int32})
+    row = jsonbag_vs_exact_table(prototypes, features).row(0, named=True)
+    assert row["variant"] == "adaptive"
+    assert row["spearman_within_move_count"] == 0.0 and row["pearson_within_move_count"] == 0.0
+    assert all(row[f"spearman_moves_{n}"] is None for n in STRATA)
+    assert row["spearman_pooled"] is not None  # V does differ between mark counts
+    assert row["undecided_share"] > 0.3  # children share a mark count: V ties them unless one wins at once
+    assert row["random_best_move_probability"] < row["best_move_probability"] < 1
+
+
 def test_within_move_count_spearman_ignores_offsets_between_counts():
     y = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 11.0, 12.0, 13.0])
     x = np.array([5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0])  # ordered within each count, reversed between
