@@ -20,6 +20,7 @@ VIEWS: dict[str, str] = {
     "segmented_bags": "segmented_bags",
     "prototypes": "winner_prototypes",
     "classification": "winner_classification",
+    "variant_classification": "variant_classification",
     "features": "selected_features",
     "feature_summary": "feature_summary",
     "evaluation_games": "evaluation_games",

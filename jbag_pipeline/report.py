@@ -85,8 +85,19 @@ def _classification_section(report: Report, root: Path) -> None:
     image = report.figure("classification.png", fig)
     report.add("Winner classification (P-NNS, JSD)",
                "Held-out accuracy of predicting the winning seat from the nearest winner prototype, on whole "
-               "trajectories and on prefixes, next to always predicting the training majority seat.",
-               [table.drop("frequency")], [image])
+               "trajectories and on prefixes, with its 95% Wilson interval, next to always predicting the training "
+               "majority seat; above_majority: the whole interval lies above it.",
+               [table.select("game", "prefix", "n_train", "n_test", "accuracy", "accuracy_low", "accuracy_high",
+                             "majority_accuracy", "above_majority")], [image])
+    if lake.table_exists(root, "variant_classification"):
+        variants = lake.read_table(root, "variant_classification").filter(pl.col("prefix") == 1.0)
+        report.add("Winner classification per prototype frequency and feature variant",
+                   "Whole held-out trajectories: prototypes of each frequency, and at frequency full restricted to "
+                   "each feature variant's tokens (selected again on the training games only, so the held-out games "
+                   "do not choose their own features). Do the prototypes carry signal before any agent plays?",
+                   [variants.select("game", "frequency", "feature_variant", "n_tokens", "n_test", "accuracy",
+                                    "accuracy_low", "accuracy_high", "majority_accuracy", "above_majority")
+                    .sort("game", "frequency", "feature_variant")])
 
 
 def _tictactoe_section(report: Report, root: Path) -> None:
@@ -108,11 +119,15 @@ def _tictactoe_jsonbag_section(report: Report, root: Path) -> None:
     table = lake.read_table(root, "tictactoe_jsonbag")
     plot_jsonbag_vs_compression(table, lake.read_table(root, "tictactoe_compression"),
                                 report.folder / "tictactoe_jsonbag.png")
-    keep = [c for c in ("frequency", "variant", "compression_ratio", "pearson", "spearman", "best_move_agreement",
-                        "vs_random_first_win", "vs_random_second_win") if c in table.columns]
+    keep = ["frequency", "variant", "compression_ratio", "spearman_within_move_count", "pearson_within_move_count",
+            "spearman_pooled", "best_move_agreement", "undecided_share", "best_move_probability",
+            "random_best_move_probability", "vs_random_first_win", "vs_random_second_win"]
     report.add("Tic-tac-toe: JSON-Bag value functions against the exact values",
                "Each board valued by its own state tokens against the self-play winner prototypes, compared with "
-               "f_all over the 4,520 boards in play; exact win rates of the greedy JSON-Bag agent.",
+               "f_all over the 4,520 boards in play. Headline: the correlation within each mark count (the pooled "
+               "one mostly measures how many marks are down). best_move_agreement counts only boards the value "
+               "decides (undecided_share: it ties an exact best move with a worse one); best_move_probability is "
+               "the chance its policy plays an exact best move, beside random play. Win rates are exact.",
                [table.select(keep)], ["tictactoe_jsonbag.png"])
 
 

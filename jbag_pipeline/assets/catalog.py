@@ -7,7 +7,7 @@ from jbag_pipeline.resources import JbagSettings
 
 
 @dg.asset(group_name="catalog", deps=["selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags",
-                                      "winner_prototypes", "winner_classification",
+                                      "winner_prototypes", "winner_classification", "variant_classification",
                                       "segmented_bags", "selected_features", "feature_summary",
                                       "evaluation_control", "evaluation_games", "stability_games", "evaluation_summary",
                                       "stability_summary", "verdicts", "paper_table_1", "paper_table_2",

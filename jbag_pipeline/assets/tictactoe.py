@@ -51,11 +51,21 @@ def tictactoe_compression(config: TicTacToeConfig, settings: JbagSettings):
     yield dg.AssetCheckResult(check_name="error_bounds", passed=ok, metadata={"E_range": preview(full)})
 
 
+METRICS_NOTE = (
+    "Correlations compare the mover's V_mover - V_other with the mover-signed f_all over the 4,520 boards in "
+    "play. Headline: within each mark count (1-8), board-weighted mean, a stratum where V is constant counting "
+    "0; `*_pooled` over all boards at once is dominated by the mark count. Best moves count only the boards "
+    "where f_all separates the legal moves (`n_contested_boards`); ties within 1e-12 are all best moves. A "
+    "board is undecided when V ties an exact best move with a worse one; `best_move_agreement` = boards where "
+    "every V-best move is exact best / boards not undecided; `best_move_probability` = chance that V's policy "
+    "(ties split evenly) plays an exact best move, beside `random_best_move_probability` for random play.")
+
+
 @dg.asset(group_name="tictactoe", deps=["winner_prototypes", "selected_features", "tictactoe_compression"],
           check_specs=[dg.AssetCheckSpec("board_count", asset="tictactoe_jsonbag")],
-          description="JSON-Bag value functions of tic-tac-toe self-play against f_all: correlations, best-move "
-                      "agreement, exact win rates (computed, not sampled: no intervals or verdicts), compression "
-                      "ratio.")
+          description="JSON-Bag value functions of tic-tac-toe self-play against f_all: correlation within "
+                      "move-count strata (headline) and pooled, best-move agreement beside the undecided share, "
+                      "exact win rates (computed, not sampled: no intervals or verdicts), compression ratio.")
 def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings):
     root = settings.root()
     prototypes = lake.read_table(root, "winner_prototypes", {"game": "tictactoe"})
@@ -65,6 +75,10 @@ def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings):
     (root / "report").mkdir(parents=True, exist_ok=True)
     plot = plot_jsonbag_vs_compression(table, lake.read_table(root, "tictactoe_compression"),
                                        root / "report" / "tictactoe_jsonbag.png")
-    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "results": preview(table, 30),
+    headline = table.select("frequency", "variant", "spearman_within_move_count", "pearson_within_move_count",
+                            "best_move_agreement", "undecided_share", "best_move_probability",
+                            "random_best_move_probability", "spearman_pooled")
+    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "results": preview(headline, 30),
+                                         "metrics": dg.MetadataValue.md(METRICS_NOTE),
                                          "plot": dg.MetadataValue.path(str(plot))})
     yield dg.AssetCheckResult(check_name="board_count", passed=bool((table["n_boards"] == 4520).all()))

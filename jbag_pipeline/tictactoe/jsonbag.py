@@ -33,6 +33,7 @@ GAME = "tictactoe"
 CELL_VALUES = {".": 0, "x": 1, "o": 2}  # the engine's pieces as exact.py's cell values
 CERTAIN = 2.0  # a won child's score from the winner's view: above every V_0 - V_1 in [-1, 1], as OSLA's +inf
 TIE_TOLERANCE = 1e-12  # as agents.greedy_policy
+STRATA = tuple(range(1, 9))  # mark counts of boards in play with more than two boards (0 marks: the empty board)
 NO_FEATURES_SCHEMA = {"game": pl.String, "variant": pl.String, "token": pl.String, "rank": pl.Int32}
 
 
@@ -167,19 +168,66 @@ def _correlations(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | N
     return float(stats.pearsonr(x, y).statistic), float(stats.spearmanr(x, y).statistic)
 
 
-def spearman_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
-    """Spearman r within each mark count, averaged weighted by boards (counts where x varies only).
-
-    Within one mark count the mover is fixed, so this does not depend on the view, and it leaves out
-    what tokens like moveCount alone can tell apart: which mark count a board has.
-    """
-    total, weight = 0.0, 0
-    for n in np.unique(moves):
+def correlations_by_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> dict[int, tuple]:
+    """Per mark count with more than two boards and varying y: (boards, Pearson r, Spearman r), r None where x
+    is constant. Within one mark count the mover is fixed, so this does not depend on the view, and it leaves
+    out what tokens like moveCount alone can tell apart: which mark count a board has."""
+    strata = {}
+    for n in np.unique(moves).tolist():
         group = moves == n
-        rho = _correlations(x[group], y[group])[1] if group.sum() > 2 and np.ptp(y[group]) > 0 else None
-        if rho is not None:
-            total, weight = total + rho * group.sum(), weight + int(group.sum())
-    return total / weight if weight else None
+        if group.sum() > 2 and np.ptp(y[group]) > 0:
+            strata[n] = (int(group.sum()), *_correlations(x[group], y[group]))
+    return strata
+
+
+def _weighted_mean(strata: dict[int, tuple], which: int) -> float | None:
+    """Board-weighted mean of one correlation over the strata; a stratum where x is constant ranks nothing and
+    counts as 0 (leaving it out would credit a value that only tells mark counts apart)."""
+    weight = sum(boards for boards, *_ in strata.values())
+    if not weight:
+        return None
+    return sum(boards * (r[which] or 0.0) for boards, *r in strata.values()) / weight
+
+
+def spearman_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
+    """Spearman r within each mark count, averaged weighted by boards (see correlations_by_move_count)."""
+    return _weighted_mean(correlations_by_move_count(x, y, moves), 1)
+
+
+def pearson_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
+    """Pearson r within each mark count, averaged weighted by boards (see correlations_by_move_count)."""
+    return _weighted_mean(correlations_by_move_count(x, y, moves), 0)
+
+
+def best_move_metrics(value_best: np.ndarray, exact_best: np.ndarray, legal: np.ndarray) -> dict:
+    """Best-move agreement of V with f_all from (boards, cells) masks of V's best moves, the exact best moves
+    and the legal moves (ties within the tolerance are all best moves).
+
+    Only contested boards count, where f_all separates the legal moves (not all are exact best): elsewhere
+    every move is right. A contested board is undecided when V's best moves include an exact best move and
+    one that is not (V ties moves that f_all separates, so the agent's coin flip decides); otherwise it agrees
+    when all of V's best moves are exact best, else it disagrees. best_move_agreement = agreeing / decided
+    boards (None when none is decided); undecided_share = undecided / contested boards;
+    best_move_probability = the mean chance over contested boards that V's policy (ties split evenly, as the
+    agent plays) picks an exact best move, beside random_best_move_probability for a uniformly random move.
+    """
+    value_best, exact_best, legal = (np.asarray(a, dtype=bool) for a in (value_best, exact_best, legal))
+    if not value_best.shape == exact_best.shape == legal.shape or value_best.ndim != 2 \
+            or not value_best.any(axis=1).all() or (value_best & ~legal).any() or (exact_best & ~legal).any():
+        raise ValueError(f"best_move_metrics: need three (boards, cells) masks of one shape, best moves legal and "
+                         f"one on every board, got shapes {value_best.shape}, {exact_best.shape}, {legal.shape}")
+    contested = (exact_best != legal).any(axis=1)
+    value_best, exact_best, legal = value_best[contested], exact_best[contested], legal[contested]
+    hits = (value_best & exact_best).sum(axis=1)
+    misses = (value_best & ~exact_best).sum(axis=1)
+    undecided = (hits > 0) & (misses > 0)
+    decided = int((~undecided).sum())
+    n = int(contested.sum())
+    return {"n_contested_boards": n,
+            "best_move_agreement": float((misses == 0).sum() / decided) if decided else None,
+            "undecided_share": float(undecided.mean()) if n else None,
+            "best_move_probability": float((hits / (hits + misses)).mean()) if n else None,
+            "random_best_move_probability": float((exact_best.sum(axis=1) / legal.sum(axis=1)).mean()) if n else None}
 
 
 def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -> dict:
@@ -189,15 +237,18 @@ def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -
     sign = _mover_sign()[in_play]
     # The mover's view: V_mover - V_other = sign * (V_0 - V_1), against the mover-signed f_all.
     x, y = sign * scores[in_play], sign * f[in_play]
+    strata = correlations_by_move_count(x, y, boards.moves[in_play])
     pearson, spearman = _correlations(x, y)
-    best, legal = best_children(scores)
     n_prototypes = int((value.prototypes.sum(axis=1) > 0).sum())
     row = {"n_boards": int(in_play.sum()), "n_prototypes": n_prototypes, "n_tokens": len(value.features),
            "compression_ratio": n_prototypes * len(value.features) / N_BOARDS,
-           "pearson": pearson, "spearman": spearman,
-           "spearman_within_move_count": spearman_within_move_count(x, y, boards.moves[in_play]),
-           "best_move_agreement": float((best & best_children(f)[0]).any(axis=1).mean()),
-           "undecided_share": float(((best == legal).all(axis=1) & (legal.sum(axis=1) > 1)).mean())}
+           "spearman_within_move_count": _weighted_mean(strata, 1),
+           "pearson_within_move_count": _weighted_mean(strata, 0),
+           **best_move_metrics(best_children(scores)[0], *best_children(f)),
+           "spearman_pooled": spearman, "pearson_pooled": pearson}
+    for n in STRATA:
+        _, stratum_pearson, stratum_spearman = strata.get(n, (0, None, None))
+        row |= {f"spearman_moves_{n}": stratum_spearman, f"pearson_moves_{n}": stratum_pearson}
     agent = greedy_policy(scores, TIE_TOLERANCE)
     for setting, (opponent, seat) in SETTINGS.items():
         win, draw, loss = agent_results(agent, opponents[opponent], seat)
@@ -210,14 +261,16 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
     """One row per (frequency, variant) present: V against f_all over the 4,520 boards in play, and exact outcomes.
 
     Frequencies come from winner_prototypes; variants from selected_features, plus "none" always.
-    pearson/spearman compare V_mover - V_other with the mover-signed f_all; spearman_within_move_count
-    compares them within each mark count. best_move_agreement: share of boards where the best children
-    by V and by f_all overlap; undecided_share: share where V ties all of two or more legal children (there
-    agreement is automatic and the agent plays at random). Outcomes (win/draw/loss from the
-    JSON-Bag agent's side, as tictactoe_compression's columns): the greedy JSON-Bag policy as first and as
-    second player against uniformly random play and against the softmax agent (inverse temperature w) on f_all.
-    compression_ratio = non-empty prototypes x tokens the value uses (a variant's features; for "none" the
-    prototypes' vocabulary) / 3^9, comparable with the SVD/HOSVD Cr.
+    Correlations compare V_mover - V_other with the mover-signed f_all. The headline is within mark-count
+    strata (spearman/pearson_within_move_count: the board-weighted mean over 1..8 marks, a stratum where V is
+    constant counting 0; per stratum spearman/pearson_moves_<n>, null where V is constant), because mark count
+    alone explains most of the pooled correlation over all boards (spearman/pearson_pooled).
+    Best moves: over the boards where f_all separates the legal moves, best_move_agreement (decided boards),
+    undecided_share and best_move_probability beside random play's, as best_move_metrics defines them.
+    Outcomes (win/draw/loss from the JSON-Bag agent's side, as tictactoe_compression's columns): the greedy
+    JSON-Bag policy as first and as second player against uniformly random play and against the softmax agent
+    (inverse temperature w) on f_all. compression_ratio = non-empty prototypes x tokens the value uses (a
+    variant's features; for "none" the prototypes' vocabulary) / 3^9, comparable with the SVD/HOSVD Cr.
     """
     if "frequency" not in prototypes_df.columns or prototypes_df.is_empty():
         raise ValueError(f"jsonbag_vs_exact_table: winner_prototypes is empty or lacks column 'frequency' "
@@ -238,7 +291,9 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
         for variant in variants:
             value = _value(prototypes_df, features_df, frequency, variant)
             rows.append({"frequency": frequency, "variant": variant} | _row(value, f, opponents))
-    nullable = ("pearson", "spearman", "spearman_within_move_count")
+    nullable = ("spearman_within_move_count", "pearson_within_move_count", "best_move_agreement", "undecided_share",
+                "best_move_probability", "random_best_move_probability", "spearman_pooled",
+                "pearson_pooled", *(f"{r}_moves_{n}" for n in STRATA for r in ("spearman", "pearson")))
     return pl.DataFrame(rows, schema_overrides={column: pl.Float64 for column in nullable})
 
 

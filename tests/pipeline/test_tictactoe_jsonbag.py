@@ -7,6 +7,7 @@ import time
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats
 
 from engines import load_game
 from engines.agents import RandomAgent
@@ -15,10 +16,11 @@ from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.sampling import FREQUENCIES, sample_state_indices
 from jbag_pipeline.tictactoe.agents import greedy_policy
-from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, legal_cells
+from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
 from jbag_pipeline.tictactoe.jsonbag import (
-    TIE_TOLERANCE, board_document, board_seat_values, document_board, first_player_scores, jsonbag_board_values,
-    jsonbag_vs_exact_table, plot_jsonbag_vs_compression, spearman_within_move_count,
+    STRATA, TIE_TOLERANCE, best_children, best_move_metrics, board_document, board_seat_values,
+    correlations_by_move_count, document_board, first_player_scores, jsonbag_board_values, jsonbag_vs_exact_table,
+    pearson_within_move_count, plot_jsonbag_vs_compression, spearman_within_move_count,
 )
 from jbag_pipeline.tictactoe.table import SETTINGS
 from jbag_pipeline.tokenize import TokenFilter, tokenize_state, tokenize_trajectory
@@ -151,10 +153,16 @@ def test_table_rows_hold_correlations_agreement_and_exact_outcomes(lake_tables):
                                    features.filter(pl.col("variant") == "full"))
     assert table.select("frequency", "variant").rows() == [("full", "full"), ("full", "none")]
     for row in table.iter_rows(named=True):
-        assert row["n_boards"] == 4520 and row["n_prototypes"] == 2
-        for column in ("pearson", "spearman", "spearman_within_move_count"):
+        assert row["n_boards"] == 4520 and row["n_prototypes"] == 2 and row["n_contested_boards"] == 3910
+        for column in ("pearson_pooled", "spearman_pooled", "spearman_within_move_count", "pearson_within_move_count",
+                       *(f"spearman_moves_{n}" for n in STRATA)):
             assert -1 <= row[column] <= 1
         assert 0 < row["best_move_agreement"] <= 1 and 0 <= row["undecided_share"] < 1
+        assert row["random_best_move_probability"] < row["best_move_probability"] <= 1
+        # the headline is the board-weighted mean of the strata (every stratum's V varies here)
+        weights = [int((board_space().moves[board_space().valid & ~board_space().terminal] == n).sum()) for n in STRATA]
+        assert row["spearman_within_move_count"] == pytest.approx(
+            sum(w * row[f"spearman_moves_{n}"] for w, n in zip(weights, STRATA)) / sum(weights))
         for setting in SETTINGS:
             total = row[f"{setting}_win"] + row[f"{setting}_draw"] + row[f"{setting}_loss"]
             assert total == pytest.approx(1.0, abs=1e-12)
@@ -173,7 +181,25 @@ def test_prototype_of_three_x_in_a_row_correlates_positively():
                               schema_overrides={"seat": pl.Int8})
     row = jsonbag_vs_exact_table(prototypes).row(0, named=True)
     assert row["variant"] == "none"
-    assert row["pearson"] > 0.1 and row["spearman"] > 0.1
+    assert row["pearson_pooled"] > 0.1 and row["spearman_pooled"] > 0.1
+
+
+def test_a_value_that_only_sees_the_mark_count_has_no_within_stratum_signal():
+    # Prototypes and features of moveCount tokens only: V depends on the mark count and nothing else, the
+    # demo's `adaptive` case (best-move agreement on decided boards, about half the boards undecided).
+    bags = ({f".moveCount.{n}": 1.0 for n in (1, 3, 5, 7, 9)}, {f".moveCount.{n}": 3.0 for n in (2, 4, 6, 8)})
+    prototypes = pl.DataFrame([{"game": "tictactoe", "frequency": "full", "seat": seat, "token": token, "count": count,
+                                "p": 0.0} for seat, bag in enumerate(bags) for token, count in bag.items()],
+                              schema_overrides={"seat": pl.Int8})
+    features = pl.DataFrame([{"game": "tictactoe", "variant": "adaptive", "token": f".moveCount.{n}", "rank": n + 1}
+                             for n in range(10)], schema_overrides={"rank": pl.Int32})
+    row = jsonbag_vs_exact_table(prototypes, features).row(0, named=True)
+    assert row["variant"] == "adaptive"
+    assert row["spearman_within_move_count"] == 0.0 and row["pearson_within_move_count"] == 0.0
+    assert all(row[f"spearman_moves_{n}"] is None for n in STRATA)
+    assert row["spearman_pooled"] is not None  # V does differ between mark counts
+    assert row["undecided_share"] > 0.3  # children share a mark count: V ties them unless one wins at once
+    assert row["random_best_move_probability"] < row["best_move_probability"] < 1
 
 
 def test_within_move_count_spearman_ignores_offsets_between_counts():
@@ -181,7 +207,53 @@ def test_within_move_count_spearman_ignores_offsets_between_counts():
     x = np.array([5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0])  # ordered within each count, reversed between
     moves = np.array([2, 2, 2, 2, 3, 3, 3, 3])
     assert spearman_within_move_count(x, y, moves) == pytest.approx(1.0)
-    assert spearman_within_move_count(np.zeros(8), y, moves) is None
+    assert pearson_within_move_count(x, y, moves) == pytest.approx(1.0)
+    assert stats.spearmanr(x, y).statistic < 0  # pooled, the offset between counts reverses the sign
+
+
+def test_a_constant_stratum_counts_zero_in_the_weighted_mean():
+    y = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 11.0, 12.0, 13.0, 20.0, 21.0])
+    x = np.array([1.0, 2.0, 3.0, 4.0, 7.0, 7.0, 7.0, 7.0, 0.0, 1.0])
+    moves = np.array([2, 2, 2, 2, 3, 3, 3, 3, 4, 4])  # 4 marks: two boards only, too few to rank
+    strata = correlations_by_move_count(x, y, moves)
+    assert sorted(strata) == [2, 3] and strata[3] == (4, None, None)
+    assert strata[2] == (4, pytest.approx(1.0), pytest.approx(1.0))
+    assert spearman_within_move_count(x, y, moves) == pytest.approx(0.5)  # (4 * 1 + 4 * 0) / 8
+    assert spearman_within_move_count(np.zeros(10), y, moves) == 0.0
+    assert spearman_within_move_count(x, np.ones(10), moves) is None  # nothing to rank against
+
+
+def test_best_move_rule_on_hand_built_boards():
+    legal = np.array([[1, 1, 1, 0]] * 6, dtype=bool)
+    exact = np.array([[1, 0, 0, 0],   # agrees: V's only best move is the exact best
+                      [1, 0, 0, 0],   # undecided: V ties the best move with a worse one
+                      [1, 0, 0, 0],   # disagrees: V's best is not an exact best move
+                      [1, 1, 0, 0],   # agrees: V's best moves are both exact best
+                      [1, 1, 0, 0],   # agrees: one of two exact best moves, V sure of it
+                      [1, 1, 1, 0]],  # uncontested: f_all ties every legal move, left out
+                     dtype=bool)
+    value = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 1, 0], [1, 1, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0]],
+                     dtype=bool)
+    metrics = best_move_metrics(value, exact, legal)
+    assert metrics["n_contested_boards"] == 5
+    assert metrics["best_move_agreement"] == pytest.approx(3 / 4)
+    assert metrics["undecided_share"] == pytest.approx(1 / 5)
+    assert metrics["best_move_probability"] == pytest.approx((1 + 0.5 + 0 + 1 + 1) / 5)
+    assert metrics["random_best_move_probability"] == pytest.approx((1 / 3 * 3 + 2 / 3 * 2) / 5)
+    with pytest.raises(ValueError, match="best_move_metrics"):
+        best_move_metrics(value[:, :3], exact, legal)
+    with pytest.raises(ValueError, match="best_move_metrics"):
+        best_move_metrics(np.eye(6, 4, 3, dtype=bool), exact, legal)  # a best move that is not legal
+
+
+def test_a_value_that_ties_every_move_decides_nothing_and_the_exact_value_everything():
+    f = exact_values()
+    exact, legal = best_children(f)
+    constant = best_move_metrics(best_children(np.zeros(N_BOARDS))[0], exact, legal)
+    assert constant["best_move_agreement"] is None and constant["undecided_share"] == 1.0
+    assert constant["best_move_probability"] == pytest.approx(constant["random_best_move_probability"])
+    perfect = best_move_metrics(exact, exact, legal)
+    assert (perfect["best_move_agreement"], perfect["undecided_share"], perfect["best_move_probability"]) == (1, 0, 1)
 
 
 def test_bad_inputs_raise(lake_tables):
