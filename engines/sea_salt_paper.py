@@ -299,9 +299,14 @@ class SeaSaltPaperState(State):
 
     def scores(self) -> list[float]:
         """Banked points plus the current hand's points (TAG's heuristic); at game end the banked totals."""
+        return [float(self.banked_and_hand_points(p)) for p in range(self.n_players)]
+
+    def banked_and_hand_points(self, seat: int) -> int:
+        """TAG's heuristic score: the banked total plus the current hand's points; the total alone once the game
+        is over (the last hands are banked)."""
         if self.phase == OVER:
-            return [float(t) for t in self.totals]
-        return [float(self.totals[p] + self.hand_points(p)) for p in range(self.n_players)]
+            return self.totals[seat]
+        return self.totals[seat] + self.hand_points(seat)
 
     def key(self) -> Hashable:
         """The position: hands as multisets (pending drawn cards apart), piles in order, scores, phase."""

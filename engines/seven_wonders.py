@@ -176,6 +176,19 @@ class SevenWondersState(State):
         stages, complete = self.stages_built(), self.wonders_complete()
         return [float(victory_points(p, self.res, self.played, stages, complete)) for p in range(self.n_players)]
 
+    def vp_estimates(self) -> list[int]:
+        """Each seat's game score with the running age's military already fought on today's shields (TAG's
+        Wonders7Heuristic estimate); the plain scores once the game is over."""
+        estimates = [int(score) for score in self.scores()]
+        if self.is_terminal():
+            return estimates
+        shields = [r[SHIELD] for r in self.res]
+        return [e + d for e, d in zip(estimates, military_points(shields, self.age, self.game.military))]
+
+    def round_in_progress(self) -> bool:
+        """Whether some seat has chosen this round and the choices still wait to be resolved."""
+        return any(choice is not None for choice in self.pending)
+
     def key(self) -> Hashable:
         return (self.age, self.direction, self.builder, tuple(tuple(sorted(h)) for h in self.hands),
                 tuple(tuple(sorted(p)) for p in self.played), tuple(sorted(self.discard)),

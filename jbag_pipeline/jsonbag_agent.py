@@ -3,16 +3,14 @@
 It tokenizes full state documents (`to_json()`), as the prototypes were built, but only of determinized
 states: begin_decision gets OSLA's determinized sample of the decision (drawn from the seat's own view) and
 every child comes from that sample, so hidden information is never read.
-The agent's trajectory bag gets the state it observes at the start of each of its own turns, by the pair's
-frequency rule: full and interval add every such state (interval keeps one state per n_players global
-turns, and the agent's own turns are exactly one per cycle of n_players turns, so it equals full here);
-random adds each with probability 1/n_players from the agent's seeded RNG.
+The agent's trajectory bag gets the state it observes at every one of its decisions, as the authors' agent
+does, whatever the pair's frequency: the frequency only names the prototypes (how the training trajectories
+were sampled into bags), not the agent's own bag.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -37,20 +35,21 @@ _DENSE_WIDTH = 1024  # up to this many features, V is computed over every featur
 
 
 class DeterminizedJsonBagValue(JsonBagValue):
-    """JsonBagValue over `to_json()` of determinized states, with a frequency rule for the trajectory bag.
+    """JsonBagValue over `to_json()` of determinized states; every decision's sample joins the trajectory bag.
 
     Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
     are walked, and none under which no feature lies): each decision's sample against the last sample, each
     child against its decision's sample. values_batch values many candidates in one numpy pass (JSD to all
     prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
-    batch uses). reset(seed) re-seeds the sampling RNG of the random frequency.
+    batch uses). `frequency` names the prototypes only; `seed` is kept for callers, the value draws no random
+    numbers.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
                  token_filter: TokenFilter | None = None):
         if frequency not in FREQUENCIES:
             raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
-        self.frequency, self.seed, self._game_seed = frequency, int(seed), None
+        self.frequency, self.seed = frequency, int(seed)
         super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
@@ -63,20 +62,16 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._any_empty = bool(self._empty.any())
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game (empty trajectory); `seed` (the agent's seed for this game) re-seeds the sampling RNG."""
+        """Start a new game: an empty trajectory (`seed`, the agent's seed for the game, changes nothing)."""
         super().reset()
-        if seed is not None:
-            self._game_seed = int(seed)
-        self._sample_rng = random.Random(f"jsonbag-sample:{self.seed}:{self._game_seed}")
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
         self._base, self._base_mass = np.zeros(len(self.features)), 0  # trajectory plus reference: what children add to
 
     def begin_decision(self, state, seat: int) -> None:
-        """`state` is OSLA's determinized sample of this decision (never the real hidden state): it becomes the
-        reference the children are counted against, and joins the trajectory bag once per own turn, by the
-        frequency rule."""
+        """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
+        trajectory bag and becomes the reference the children are counted against."""
         self._check_seat(seat)
         doc, columns, counts = state.to_json(), [], []
         mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
@@ -84,13 +79,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         if columns:
             reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
         self._reference, self._reference_counts, self._reference_mass = doc, reference_counts, mass
-        turn = state.turn_counter
-        if turn != self._last_turn:
-            self._last_turn = turn
-            if self.frequency != "random" or self._sample_rng.random() < 1.0 / state.n_players:
-                self.trajectory = self.trajectory + reference_counts
-                self.trajectory_outside += mass - reference_counts.sum()
-                self._trajectory_mass += mass
+        self.trajectory = self.trajectory + reference_counts
+        self.trajectory_outside += mass - reference_counts.sum()
+        self._trajectory_mass += mass
         self._base, self._base_mass = self.trajectory + reference_counts, self._trajectory_mass + mass
 
     def value(self, state, seat: int) -> float:
@@ -229,7 +220,7 @@ class JsonBagOSLAAgent(OSLAAgent):
     """OSLAAgent's decision rule with a DeterminizedJsonBagValue, valuing all children in one batch.
 
     Wins are +inf, losses -inf, other children V_seat; ties go to the agent's seeded RNG, as in OSLAAgent.
-    Every new game re-seeds the value's RNGs from the agent's seed.
+    Every new game (reset) empties the value's trajectory bag.
     """
 
     def __init__(self, value: DeterminizedJsonBagValue, seed: int = 0):
@@ -237,10 +228,6 @@ class JsonBagOSLAAgent(OSLAAgent):
             raise ValueError(f"JsonBagOSLAAgent: value must be a DeterminizedJsonBagValue, got {type(value).__name__}")
         super().__init__(value=value, seed=seed)
         self.name = f"jsonbag_osla({value.frequency})"
-
-    def reset(self, seed: int) -> None:
-        super().reset(seed)
-        self.value_function.reset(seed)
 
     def child_values(self, legal: list[Action], children: list, seat: int) -> list[float]:
         """As OSLAAgent, but the children that are not won or lost are valued in one batch."""

@@ -1,7 +1,10 @@
 """Generic agents: each has `name`, `reset(seed)` and `choose(state) -> action` for the seat to move."""
 
+from engines.agents.baseline import baseline_agent, baseline_value
 from engines.agents.mcts import MCTSAgent
 from engines.agents.osla import OSLAAgent, ScoreValue
 from engines.agents.random_agent import RandomAgent
+from engines.agents.simultaneous_osla import SimultaneousOSLAAgent
 
-__all__ = ["MCTSAgent", "OSLAAgent", "RandomAgent", "ScoreValue"]
+__all__ = ["MCTSAgent", "OSLAAgent", "RandomAgent", "ScoreValue", "SimultaneousOSLAAgent", "baseline_agent",
+           "baseline_value"]

@@ -46,15 +46,18 @@ class OSLAAgent:
         seat = state.current_player
         sample = state.determinize(seat, self._rng)
         self.value_function.begin_decision(sample, seat)
-        children = []
-        for action in legal:
-            child = sample.clone()
-            child.apply(action)
-            children.append(child)
+        children = [self.child(sample, action) for action in legal]
         values = self.child_values(legal, children, seat)
         best = max(values)
         best_actions = [action for action, value in zip(legal, values) if value == best]
         return best_actions[self._rng.randrange(len(best_actions))]
+
+    def child(self, sample: State, action: Action) -> State:
+        """The state valued for `action`: a copy of the decision's sample after one step (TAG's one forward-model
+        call)."""
+        child = sample.clone()
+        child.apply(action)
+        return child
 
     def child_values(self, legal: list[Action], children: list[State], seat: int) -> list[float]:
         """The value of each child for `seat`: wins +inf, losses -inf, others the value function's value."""

@@ -1,5 +1,5 @@
-"""The evaluation's JSON-Bag OSLA: the restricted tokenizer, V_i through the builder, the trajectory's frequency
-rule, an immediate win, hidden information never read, and the batched decision rule."""
+"""The evaluation's JSON-Bag OSLA: the restricted tokenizer, V_i through the builder, the trajectory bag (every
+decision, whatever the frequency), an immediate win, hidden information never read, and the batched decision rule."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def test_builder_rejects_bad_tables():
     assert selected_tokens(features, "adaptive") == []  # a known variant may keep nothing: V is then uniform
 
 
-# ----- trajectory bag: frequency rule and seeds --------------------------------------------------------------------
+# ----- trajectory bag: every decision, whatever the frequency --------------------------------------------------------
 
 def _own_turn_states(game, seat: int, seed: int = 3) -> list:
     record_state, states, rng = game.new_state(seed=seed), [], random.Random(seed)
@@ -201,34 +201,57 @@ def _own_turn_states(game, seat: int, seed: int = 3) -> list:
     return states
 
 
-def test_full_and_interval_add_every_own_turn_and_random_about_one_in_n():
+def test_every_decision_joins_the_trajectory_whatever_the_frequency():
     game = load_game("cant_stop")  # perfect information: the determinized view is the state itself
     prototypes, _ = lake_tables(game, n_games=4)
-    states = _own_turn_states(game, seat=2)
-    first_of_turn = list({s.turn_counter: s for s in reversed(states)}.values())[::-1]
-    trajectories = {}
-    for frequency in ("full", "interval", "random"):
-        value = DeterminizedJsonBagValue(prototype_bags(prototypes, "full", 4), None, frequency=frequency, seed=5)
-        value.reset(11)
-        for state in states:  # several decisions per turn: only the first adds
-            value.begin_decision(state, 2)
-        trajectories[frequency] = (value.trajectory.copy(), value.trajectory_outside)
-    column = {token: i for i, token in enumerate(value.features)}
+    states = _own_turn_states(game, seat=2)  # several decisions per turn: each one adds
+    assert len({s.turn_counter for s in states}) < len(states)
+    bags = prototype_bags(prototypes, "full", 4)
+    column = {token: i for i, token in enumerate(DeterminizedJsonBagValue(bags).features)}
     expected, outside = np.zeros(len(column)), 0
-    for state in first_of_turn:
+    for state in states:
         for token, count in tokenize_state(state.to_json(), num_suffix=True).items():
             if token in column:
                 expected[column[token]] += count
             elif TokenFilter().keeps(token):
                 outside += count
-    assert np.array_equal(trajectories["full"][0], expected) and trajectories["full"][1] == outside
-    assert np.array_equal(trajectories["interval"][0], expected) and trajectories["interval"][1] == outside
-    share = (trajectories["random"][0].sum() + trajectories["random"][1]) / (expected.sum() + outside)
-    assert 0.1 < share < 0.45  # about 1/4 of the own turns (seeded)
-    assert len(first_of_turn) >= 15
+    for frequency in ("full", "interval", "random"):
+        value = DeterminizedJsonBagValue(bags, None, frequency=frequency, seed=5)
+        value.reset(11)
+        for state in states:
+            value.begin_decision(state, 2)
+        assert np.array_equal(value.trajectory, expected) and value.trajectory_outside == outside
 
 
-def test_reset_with_the_same_seed_repeats_the_trajectory_and_another_seed_changes_it():
+def test_the_frequency_names_the_prototypes_only_not_the_agents_bag():
+    game = load_game("dominion")
+    prototypes, features = lake_tables(game, n_games=3)
+    same_prototypes = pl.concat([prototypes.with_columns(pl.lit(f).alias("frequency")) for f in ("full", "random")])
+    by_frequency = {f: make_jsonbag_value(same_prototypes, features, f, "full", 4, seed=7) for f in ("full", "random")}
+    state, rng, decisions = game.new_state(seed=4), random.Random(4), 0
+    for value in by_frequency.values():
+        value.reset(1)
+    while not state.is_terminal():
+        seat = state.current_player
+        if seat == 1:
+            sample = state.determinize(seat, random.Random(decisions))
+            children = []
+            for action in state.legal_actions():
+                children.append(sample.clone())
+                children[-1].apply(action)
+            values = []
+            for value in by_frequency.values():
+                value.begin_decision(sample, seat)
+                values.append(value.values_batch(children, seat))
+            assert np.array_equal(values[0], values[1])
+            decisions += 1
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    assert decisions >= 40
+    assert np.array_equal(by_frequency["full"].trajectory, by_frequency["random"].trajectory)
+
+
+def test_reset_empties_the_trajectory_and_its_seed_changes_nothing():
     game = load_game("dominion")
     prototypes, features = lake_tables(game, n_games=3)
     value = make_jsonbag_value(prototypes.with_columns(pl.lit("random").alias("frequency")), features, "random",
@@ -237,12 +260,13 @@ def test_reset_with_the_same_seed_repeats_the_trajectory_and_another_seed_change
 
     def trajectory(seed):
         value.reset(seed)
+        assert not value.trajectory.any() and value.trajectory_outside == 0
         for state in states:
             value.begin_decision(state, 0)
         return value.trajectory.copy()
 
-    assert np.array_equal(trajectory(4), trajectory(4))
-    assert not np.array_equal(trajectory(4), trajectory(5))
+    assert trajectory(4).any()
+    assert np.array_equal(trajectory(4), trajectory(5))
 
 
 # ----- decisions -------------------------------------------------------------------------------------------------
@@ -290,18 +314,15 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
     for variant in ("full", "none"):
         value = make_jsonbag_value(prototypes, features, "full", variant, game.n_players, seed=0)
         value.reset(1)
-        last_turn = None
         for i, state in enumerate(states):
             seat = state.current_player
             sample = state.determinize(seat, random.Random(i))
             trajectory, outside = value.trajectory.copy(), value.trajectory_outside
             value.begin_decision(sample, seat)  # counted as the last sample plus its changes
-            if sample.turn_counter != last_turn:  # a new turn: the sample joins the trajectory, counted afresh here
-                added = np.zeros(len(value.features))
-                added_outside = value._add(tokenize_state(sample.to_json(), num_suffix=True), added)
-                assert np.array_equal(value.trajectory - trajectory, added)
-                assert value.trajectory_outside - outside == pytest.approx(added_outside)
-            last_turn = sample.turn_counter
+            added = np.zeros(len(value.features))  # the sample joins the trajectory, counted afresh here
+            added_outside = value._add(tokenize_state(sample.to_json(), num_suffix=True), added)
+            assert np.array_equal(value.trajectory - trajectory, added)
+            assert value.trajectory_outside - outside == pytest.approx(added_outside)
             children = []
             for action in state.legal_actions()[:6]:
                 children.append(sample.clone())

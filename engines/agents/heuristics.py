@@ -1,0 +1,71 @@
+"""The game-score heuristics of TAG's baseline OSLA players (RULES.md section 3.2), as OSLA value objects.
+
+Each has the protocol OSLAAgent calls: begin_decision(state, seat) once per decision (none keeps a memory)
+and value(state, seat) -> float, larger is better for `seat`. HEURISTICS names every one, including the
+own-minus-best-opponent ScoreValue ("score_margin"), which TAG does not use.
+"""
+
+from __future__ import annotations
+
+from engines.agents.osla import ScoreValue
+from engines.base import State
+
+WIN_FACTOR, LOSS_FACTOR = 1.5, 0.5  # TAG's ScoreHeuristic
+SSP_WIN, SSP_LOSS, SSP_CAP = 1.0, -1.0, 0.99  # ScoreAndHandHeuristic: only a won game reaches 1
+
+
+def _result(state: State, seat: int) -> int:
+    """+1 won, -1 lost, 0 for a draw or a running game."""
+    return state.returns()[seat] if state.is_terminal() else 0
+
+
+class _Memoryless:
+    def begin_decision(self, state: State, seat: int) -> None:
+        """A game-score heuristic remembers nothing between decisions."""
+
+
+class PureScoreValue(_Memoryless):
+    """TAG's PureScoreHeuristic: the seat's raw game score (Can't Stop: completed tracks; Dominion: VP)."""
+
+    def value(self, state: State, seat: int) -> float:
+        return float(state.scores()[seat])
+
+
+class WinLossScaledScoreValue(_Memoryless):
+    """TAG's ScoreHeuristic: the seat's game score, times 1.5 once the game is won and 0.5 once it is lost."""
+
+    def value(self, state: State, seat: int) -> float:
+        score, result = float(state.scores()[seat]), _result(state, seat)
+        return score * WIN_FACTOR if result > 0 else score * LOSS_FACTOR if result < 0 else score
+
+
+class ScoreAndHandValue(_Memoryless):
+    """Sea Salt and Paper's ScoreAndHandHeuristic: 1 won, -1 lost, else (banked + hand points) / victory threshold
+    clamped to [-1, 0.99]."""
+
+    def value(self, state: State, seat: int) -> float:
+        result = _result(state, seat)
+        if result:
+            return SSP_WIN if result > 0 else SSP_LOSS
+        share = state.banked_and_hand_points(seat) / state.game.threshold
+        return min(max(share, SSP_LOSS), SSP_CAP)
+
+
+class Wonders7Value(_Memoryless):
+    """TAG's Wonders7Heuristic: the seat's VP estimate (score with the running age's military fought now) over
+    the sum of every seat's estimate; 0 when that sum is 0."""
+
+    def value(self, state: State, seat: int) -> float:
+        estimates = state.vp_estimates()
+        total = sum(estimates)
+        return estimates[seat] / total if total else 0.0
+
+
+HEURISTICS = {
+    "score_margin": ScoreValue,
+    "pure_score": PureScoreValue,
+    "win_loss_scaled_score": WinLossScaledScoreValue,
+    "score_and_hand": ScoreAndHandValue,
+    "wonders7_vp_share": Wonders7Value,
+}
+GAME_SPECIFIC = {"score_and_hand": "sea_salt_paper", "wonders7_vp_share": "seven_wonders"}  # engine facts they read
