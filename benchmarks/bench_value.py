@@ -2,7 +2,7 @@
 
 Prototypes (frequency full) come from ~20 seeded random games per game; the top-100 features are ranked
 by a seeded Random Forest on those games' bags. Subjects: the JSON-Bag value with the top-100 features
-("ours (top100)"), without selection ("ours (none)") and the baseline OSLA's ScoreValue ("baseline ScoreValue"), timed
+("ours (top100)"), without selection ("ours (none)") and each game's baseline heuristic ("baseline heuristic", engines.agents.baseline_value), timed
 interleaved on the same candidate states (children of decision points of other seeded random games).
 Per decision: one JSON-Bag OSLA per subject plays evaluation games against baseline OSLAs, as play_evaluation
 runs them; after WARMUP_GAMES untimed games (its caches fill as over an evaluation's many games) it plays
@@ -19,8 +19,7 @@ import time
 import polars as pl
 
 from engines import GAMES, load_game
-from engines.agents import OSLAAgent, RandomAgent
-from engines.agents.osla import ScoreValue
+from engines.agents import RandomAgent, baseline_agent, baseline_value
 from engines.match import play_match
 from jbag_pipeline.bags import normalise
 from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
@@ -117,7 +116,7 @@ def _evaluation_games(game, jsonbag: JsonBagOSLAAgent, seeds: range) -> tuple[fl
     ours, baseline = [0.0, 0], [0.0, 0]
     for seed in seeds:
         seat = seed % game.n_players
-        agents = [_TimedAgent(jsonbag if p == seat else OSLAAgent()) for p in range(game.n_players)]
+        agents = [_TimedAgent(jsonbag if p == seat else baseline_agent(game.name)) for p in range(game.n_players)]
         play_match(game, agents, seed=seed)
         for p, agent in enumerate(agents):
             side = ours if p == seat else baseline
@@ -137,7 +136,7 @@ def _interleaved(subjects: dict, run_one, repeats: int) -> dict[str, float]:
 
 
 def run(repeats: int = 5) -> list[dict]:
-    """Per game: value evaluations/s and ms per OSLA decision, JSON-Bag (top100, none) beside ScoreValue."""
+    """Per game: value evaluations/s and ms per OSLA decision, JSON-Bag (top100, none) beside the game's baseline heuristic."""
     rows = []
     for name in sorted(GAMES):
         game = load_game(name)
@@ -146,7 +145,7 @@ def run(repeats: int = 5) -> list[dict]:
         n_candidates = sum(len(children) for _, children, _ in decisions)
         values = {"ours (top100)": DeterminizedJsonBagValue(prototypes, features, seed=1),
                   "ours (none)": DeterminizedJsonBagValue(prototypes, None, seed=1),
-                  "baseline ScoreValue": ScoreValue()}
+                  "baseline heuristic": baseline_value(name)}
         subjects = {**{name: (value, False) for name, value in values.items()},
                     "ours batched (top100)": (values["ours (top100)"], True)}
 
@@ -158,10 +157,10 @@ def run(repeats: int = 5) -> list[dict]:
 
         medians = _interleaved(subjects, evaluate, repeats)
         for subject, median in medians.items():
-            ratio = None if subject == "baseline ScoreValue" else medians["baseline ScoreValue"] / median
+            ratio = None if subject == "baseline heuristic" else medians["baseline heuristic"] / median
             rows.append({"benchmark": f"value_evals/{name}", "subject": subject, "metric": "evals/s",
                          "median": n_candidates / median, "ratio": ratio})
-        per_decision: dict[str, list[float]] = {"ours (top100)": [], "ours (none)": [], "baseline ScoreValue": []}
+        per_decision: dict[str, list[float]] = {"ours (top100)": [], "ours (none)": [], "baseline heuristic": []}
         for subject in ("ours (top100)", "ours (none)"):
             jsonbag = JsonBagOSLAAgent(values[subject])  # one value per pair, as play_evaluation builds it
             _evaluation_games(game, jsonbag, range(40_000, 40_000 + WARMUP_GAMES))
@@ -169,10 +168,10 @@ def run(repeats: int = 5) -> list[dict]:
                 first = 30_000 + repeat * DECISION_GAMES_PER_REPEAT
                 ours, baseline = _evaluation_games(game, jsonbag, range(first, first + DECISION_GAMES_PER_REPEAT))
                 per_decision[subject].append(ours)
-                per_decision["baseline ScoreValue"].append(baseline)
+                per_decision["baseline heuristic"].append(baseline)
         medians = {subject: statistics.median(seconds) for subject, seconds in per_decision.items()}
         for subject, median in medians.items():
-            ratio = None if subject == "baseline ScoreValue" else median / medians["baseline ScoreValue"]
+            ratio = None if subject == "baseline heuristic" else median / medians["baseline heuristic"]
             rows.append({"benchmark": f"osla_decision/{name}", "subject": subject, "metric": "ms/decision",
                          "median": 1000 * median, "ratio": ratio})
     return rows

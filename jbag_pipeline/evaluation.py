@@ -16,7 +16,7 @@ import orjson
 import polars as pl
 
 from engines import load_game
-from engines.agents.osla import OSLAAgent
+from engines.agents import baseline_agent
 from engines.match import play_match
 from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
 
@@ -42,11 +42,6 @@ def split_pair(pair: str) -> tuple[str, str]:
     """'interval-full_seg' -> ('interval', 'full_seg')."""
     frequency, variant = pair.split("-", 1)
     return frequency, variant
-
-
-def baseline_agent(game_name: str):
-    """The baseline OSLA every evaluation plays against (and the control plays in every seat)."""
-    return OSLAAgent()
 
 
 def _result(returns: list, seat: int) -> int:

@@ -10,14 +10,14 @@ import polars as pl
 from engines import GAMES
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
-from jbag_pipeline.evaluation import (SENSITIVITY_VARIANT, control_table, play_control, play_evaluation,
-                                      split_pair)
+from jbag_pipeline.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
 from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.stability import HALVES, half_tables, split_halves
-from jbag_pipeline.statistics import PAIR, best_frequency_without_selection, effect_sizes, summarise, top_pairs
+from jbag_pipeline.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes, summarise,
+                                      top_pairs)
 from jbag_pipeline.verdicts import HEADLINE, stability_table, verdict_table
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
