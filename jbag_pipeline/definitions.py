@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
-from jbag_pipeline.assets import (catalog, evaluation, ingest, ingested_model, model, reference, report, selection,
-                                  selfplay, tictactoe, transfer)
+from jbag_pipeline.assets import (catalog, evaluation, ingest, ingested_model, leakage, model, reference, report,
+                                  selection, selfplay, tictactoe, transfer)
 from jbag_pipeline.resources import settings_from_env
 from jbag_pipeline.schedules import build_refresh
 from jbag_pipeline.sensors import inbox_sensor
@@ -19,6 +19,8 @@ ALL_ASSETS = [
     model.winner_classification,
     selection.segmented_bags,
     selection.selected_features,
+    leakage.leaky_tokens,
+    leakage.counters_kept,
     evaluation.evaluation_games,
     evaluation.evaluation_tables,
     transfer.transfer,

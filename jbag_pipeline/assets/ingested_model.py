@@ -69,11 +69,11 @@ def ingested_sampled_states(settings: JbagSettings) -> dg.MaterializeResult:
 
 
 @dg.asset(group_name="ingest", deps=[TOKENS_TABLE, SAMPLED_TABLE],
-          description="One normalised bag per (frequency, ingested game), outcome tokens filtered.")
+          description="One normalised bag per (frequency, ingested game), the game's blacklisted fields filtered.")
 def ingested_bags(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, BAGS_TABLE, lambda game: trajectory_bags_table(
-        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game), preset.token_blacklist,
+        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game), preset.blacklist_for(game),
         preset.duckdb_memory_limit)[0])
 
 
@@ -92,7 +92,7 @@ def ingested_classification(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, CLASSIFICATION_TABLE, lambda game: winner_classification_table(
         read_partition(settings, TOKENS_TABLE, game), read_partition(settings, STATES_TABLE, game), read_partition(settings, GAMES_TABLE, game),
-        test_share=preset.test_share, blacklist=preset.token_blacklist))
+        test_share=preset.test_share, blacklist=preset.blacklist_for(game)))
 
 
 INGESTED_MODEL_ASSETS = [ingested_tokens, ingested_sampled_states, ingested_bags, ingested_prototypes,
