@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from jbag_pipeline.classification import split_games
+from jbag_pipeline.statistics import wilson_interval
 from jbag_pipeline.tokenize import DEFAULT_BLACKLIST, TokenFilter
 
 COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json
@@ -52,7 +53,7 @@ TURN_ORDER_FIELDS: dict[str, tuple[str, ...]] = {
     "seven_wonders": COMMON_TURN_ORDER_FIELDS,
     "tictactoe": (*COMMON_TURN_ORDER_FIELDS, "moveCount"),
 }
-# Every game's default fields at once, for code that does not know its game (JsonBagValue's default filter).
+# Every game's default fields at once, for code that does not know its game (the transfer experiment's default).
 # Exact for every engine: no field of one game's lists occurs in another game's states.
 DEFAULT_TOKEN_BLACKLIST: tuple[str, ...] = tuple(dict.fromkeys(
     [f for fields in OUTCOME_FIELDS.values() for f in fields] + list(TAG_TURN_ORDER_FIELDS)
@@ -129,8 +130,6 @@ def leaky_tokens_table(state_tokens: pl.DataFrame, games: pl.DataFrame, *, test_
     The split is classification.split_games's (decided games; the last test_share held out). `blacklisted`
     says whether the game's blacklist removes the token. Leaky tokens come most accurate first.
     """
-    from jbag_pipeline.statistics import wilson_interval  # statistics imports the agent, whose value imports us
-
     game = games["game"][0] if len(games) else ""
     train_ids, test_ids = split_games(games, test_share)
     if not train_ids or not test_ids:

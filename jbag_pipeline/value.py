@@ -7,8 +7,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from jbag_pipeline.bags import Bag, jsd_to_prototypes, normalise
-from jbag_pipeline.leakage import DEFAULT_TOKEN_BLACKLIST
-from jbag_pipeline.tokenize import MODES, TokenFilter, tokenize_state
+from jbag_pipeline.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 
 _OUTSIDE = -1  # column code: a token no prototype holds (still part of the bag's mass when unrestricted)
 _IGNORED = -2  # column code: a filtered token, or a token outside the selected features
@@ -52,14 +51,14 @@ class JsonBagValue:
     features=None: the index is the prototypes' vocabulary and distances are exact JSD over the full token
     union (tokens no prototype holds still count toward the candidate's mass). With features: trajectory
     and prototypes are both restricted to the features, then normalised (DESIGN.md section 4).
-    The token filter (default: every game's outcome and turn-order fields, leakage.DEFAULT_TOKEN_BLACKLIST;
-    TokenFilter(()) keeps all) applies to prototypes, features and states alike.
+    The token filter (default: the outcome fields; TokenFilter(()) keeps all) applies to prototypes,
+    features and states alike.
     """
 
     def __init__(self, prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag], features: Iterable[str] | None = None,
                  mode: str = "both", num_suffix: bool = True, token_filter: TokenFilter | None = None):
         self.mode, self.num_suffix = mode, num_suffix
-        self.token_filter = TokenFilter(DEFAULT_TOKEN_BLACKLIST) if token_filter is None else token_filter
+        self.token_filter = TokenFilter(DEFAULT_BLACKLIST) if token_filter is None else token_filter
         if mode not in MODES:
             raise ValueError(f"JsonBagValue: mode must be one of {MODES}, got {mode!r}")
         seats = [self.token_filter.apply(bag).kept for bag in _seat_bags(prototypes_by_seat)]
