@@ -13,10 +13,10 @@ path, ignoring case). Two kinds, per game, read off each engine's to_json():
 Games not listed (ingested TAG data) get TAG's AbstractGameStateContainer fields (RULES.md section 1).
 
 A token is leaky when a one-token decision stump trained on the train games' complete trajectories predicts
-the winner of held-out complete trajectories far better than always naming the train set's majority seat:
-the lower bound of its held-out accuracy's Wilson interval, at 95% simultaneous confidence over every token
-tested (Bonferroni: confidence 1 - 0.05 / tokens tested), exceeds the majority seat's held-out accuracy by
-LEAK_MARGIN or more. With fewer than MIN_TEST_GAMES held-out games no token is called leaky: there the
+the winner of held-out complete trajectories far better than always naming the train set's majority seat
+(or, in games won by more than two seats, whether one seat s won, far better than the train set's majority
+answer): the lower bound of its held-out accuracy's Wilson interval, at 95% simultaneous confidence over
+every (token, question) tested (Bonferroni), exceeds the majority's held-out accuracy by LEAK_MARGIN or more. With fewer than MIN_TEST_GAMES held-out games no token is called leaky: there the
 majority seat's own accuracy is too noisy a baseline (at 2 games it is often 0).
 """
 
@@ -65,7 +65,7 @@ MIN_TEST_GAMES = 10
 MIN_GAME_SHARE = 0.05  # a token is tested when it occurs in at least this share of the train games (and 2)
 _CHUNK = 512  # tokens per vectorised stump batch: bounds the (games x tokens x seats) cumulative counts
 
-LEAKY_TOKENS_SCHEMA = {"game": pl.String, "token": pl.String, "accuracy": pl.Float64, "accuracy_low": pl.Float64,
+LEAKY_TOKENS_SCHEMA = {"game": pl.String, "token": pl.String, "seat": pl.Int8, "accuracy": pl.Float64, "accuracy_low": pl.Float64,
                        "majority_accuracy": pl.Float64, "n_test": pl.Int32, "blacklisted": pl.Boolean}
 
 
@@ -123,12 +123,20 @@ def _dense(shares: pl.DataFrame, game_ids: list[int], tokens: list[str]) -> np.n
     return matrix
 
 
+def _majority(labels: list[int]) -> int:
+    """The most frequent label (ties: the lowest), as classification's majority seat."""
+    return max(set(labels), key=lambda s: (labels.count(s), -s))
+
+
 def leaky_tokens_table(state_tokens: pl.DataFrame, games: pl.DataFrame, *, test_share: float,
                        blacklist: tuple[str, ...], margin: float = LEAK_MARGIN) -> tuple[pl.DataFrame, int]:
     """(the leaky tokens, how many tokens were tested) of one game's complete self-play trajectories.
 
-    The split is classification.split_games's (decided games; the last test_share held out). `blacklisted`
-    says whether the game's blacklist removes the token. Leaky tokens come most accurate first.
+    The split is classification.split_games's (decided games; the last test_share held out). Each token's
+    stump answers "which seat won" (seat null) and, with more than two winning seats, "did seat s win" per
+    seat s (a one-token stump can name at most two seats, so in a 4-player game a token that gives away one
+    seat's win would pass unseen otherwise). `blacklisted` says whether the game's blacklist removes the
+    token. Leaky tokens come most accurate first.
     """
     game = games["game"][0] if len(games) else ""
     train_ids, test_ids = split_games(games, test_share)
@@ -141,17 +149,22 @@ def leaky_tokens_table(state_tokens: pl.DataFrame, games: pl.DataFrame, *, test_
     tokens = presence.filter(pl.col("len") >= needed)["token"].sort().to_list()
     y_train = np.array([winner[g] for g in train_ids])
     y_test = np.array([winner[g] for g in test_ids])
-    train_winners = y_train.tolist()
-    majority = max(set(train_winners), key=lambda s: (train_winners.count(s), -s))
-    majority_accuracy = float(np.mean(y_test == majority))
-    correct = stump_correct(_dense(shares, train_ids, tokens), y_train, _dense(shares, test_ids, tokens), y_test)
+    seats = sorted(set(y_train.tolist()))
+    questions = [(None, y_train, y_test)] + ([(s, (y_train == s).astype(int), (y_test == s).astype(int))
+                                             for s in seats] if len(seats) > 2 else [])
+    x_train, x_test = _dense(shares, train_ids, tokens), _dense(shares, test_ids, tokens)
     n_test, keep, rows = len(test_ids), TokenFilter(blacklist), []
-    candidates = np.flatnonzero(correct / n_test > majority_accuracy + margin) if n_test >= MIN_TEST_GAMES else []
-    for j in list(candidates):  # only these can pass: the lower bound lies below the accuracy
-        low, _ = wilson_interval(int(correct[j]), n_test, confidence=1 - LEAK_ALPHA / len(tokens))
-        if low >= majority_accuracy + margin:
-            rows.append({"game": game, "token": tokens[j], "accuracy": float(correct[j] / n_test), "accuracy_low": low,
-                         "majority_accuracy": majority_accuracy, "n_test": n_test,
-                         "blacklisted": not keep.keeps(tokens[j])})
-    table = pl.DataFrame(rows, schema=LEAKY_TOKENS_SCHEMA).sort(["accuracy", "token"], descending=[True, False])
-    return table, len(tokens)
+    confidence = 1 - LEAK_ALPHA / max(1, len(tokens) * len(questions))
+    for seat, train_labels, test_labels in questions:
+        if n_test < MIN_TEST_GAMES:
+            break
+        majority_accuracy = float(np.mean(test_labels == _majority(train_labels.tolist())))
+        correct = stump_correct(x_train, train_labels, x_test, test_labels)
+        for j in np.flatnonzero(correct / n_test > majority_accuracy + margin).tolist():  # the bound is lower still
+            low, _ = wilson_interval(int(correct[j]), n_test, confidence=confidence)
+            if low >= majority_accuracy + margin:
+                rows.append({"game": game, "token": tokens[j], "seat": seat, "accuracy": float(correct[j] / n_test),
+                             "accuracy_low": low, "majority_accuracy": majority_accuracy, "n_test": n_test,
+                             "blacklisted": not keep.keeps(tokens[j])})
+    table = pl.DataFrame(rows, schema=LEAKY_TOKENS_SCHEMA)
+    return table.sort(["accuracy", "token", "seat"], descending=[True, False, False], nulls_last=False), len(tokens)

@@ -29,14 +29,15 @@ def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings):
                                        read_partition(settings, "selfplay_games", game),
                                        test_share=preset.test_share, blacklist=blacklist)
     path = lake.write_table(table, settings.root(), "leaky_tokens", {"game": game})
-    kept = table.filter(~pl.col("blacklisted"))["token"].to_list()
+    kept = table.filter(~pl.col("blacklisted"))["token"].unique(maintain_order=True).to_list()
     yield dg.MaterializeResult(metadata={
         **table_metadata(table, path), "tokens_tested": tested, "blacklist": ", ".join(blacklist),
-        "leaky_tokens": dg.MetadataValue.md(_tokens(table["token"].to_list()) or "none"),
+        "leaky_tokens": dg.MetadataValue.md(_tokens(table["token"].unique(maintain_order=True).to_list()) or "none"),
         "leaky_tokens_kept": dg.MetadataValue.md(_tokens(kept) or "none"),
         "rule": dg.MetadataValue.md(
-            f"Wilson lower bound of the held-out accuracy (95% simultaneous over the {tested} tokens tested) "
-            f">= majority-seat accuracy + {LEAK_MARGIN}; none with fewer than {MIN_TEST_GAMES} held-out games"),
+            f"one-token stump: Wilson lower bound of the held-out accuracy (95% simultaneous over the {tested} "
+            f"tokens tested; seat s: the question 'did seat s win') >= the majority's accuracy + {LEAK_MARGIN}; "
+            f"none with fewer than {MIN_TEST_GAMES} held-out games"),
         "top": preview(table, 20),
     })
     yield dg.AssetCheckResult(check_name="no_leaky_token_kept", passed=not kept, severity=dg.AssetCheckSeverity.WARN,

@@ -123,16 +123,18 @@ def test_stumps_fit_training_labels_at_least_as_well_as_sklearns_depth_one_tree(
     assert constant[0][0] == np.inf and constant[1][0] == 1
 
 
-def _planted_tables(n_games: int = 80, plant: bool = True, seed: int = 1) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Connect4-like state_tokens whose noise tokens know nothing, plus (if plant) `.leak.<winner>` in every state."""
+def _planted_tables(n_games: int = 80, plant: bool = True, seed: int = 1, seats: int = 2,
+                    planted_seat: int | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Connect4-like state_tokens whose noise tokens know nothing, plus (if plant) `.leak.<winner>` in every state
+    (only in the games `planted_seat` won, when given)."""
     rng = np.random.default_rng(seed)
-    winners = rng.integers(0, 2, n_games)
+    winners = rng.integers(0, seats, n_games)
     rows = []
     for game_id, winner in enumerate(winners.tolist()):
         for state_idx in range(4):
             for k in range(12):
                 rows.append(("connect4", game_id, state_idx, f".noise.{k}", int(rng.integers(1, 4))))
-            if plant:
+            if plant and planted_seat in (None, winner):
                 rows.append(("connect4", game_id, state_idx, f".leak.{winner}", 1))
     tokens = pl.DataFrame(rows, schema=["game", "game_id", "state_idx", "token", "count"], orient="row") \
         .cast({"game_id": pl.Int64, "state_idx": pl.Int32, "count": pl.Int64})
@@ -146,7 +148,7 @@ def test_leaky_tokens_flags_a_planted_winner_token_and_nothing_on_a_clean_table(
     table, tested = leaky_tokens_table(tokens, games, test_share=0.3, blacklist=("gameStatus",))
     assert tested == 14
     assert table.schema == pl.Schema(LEAKY_TOKENS_SCHEMA)
-    assert table["token"].to_list() == [".leak.0", ".leak.1"]
+    assert table.select("token", "seat").rows() == [(".leak.0", None), (".leak.1", None)]
     assert (table["accuracy"] == 1.0).all() and (table["n_test"] == 24).all()
     assert (table["accuracy_low"] >= table["majority_accuracy"] + 0.1).all()
     assert not table["blacklisted"].any()
@@ -156,6 +158,14 @@ def test_leaky_tokens_flags_a_planted_winner_token_and_nothing_on_a_clean_table(
     assert clean.is_empty()
     few, _ = leaky_tokens_table(*_planted_tables(n_games=20), test_share=0.3, blacklist=())
     assert few.is_empty()  # 6 held-out games: below MIN_TEST_GAMES nothing is called leaky
+
+
+def test_in_a_four_seat_game_a_token_giving_away_one_seats_win_is_flagged_for_that_seat():
+    tokens, games = _planted_tables(n_games=400, seats=4, planted_seat=2)
+    table, tested = leaky_tokens_table(tokens, games, test_share=0.3, blacklist=())
+    assert tested == 13
+    assert table.select("token", "seat").rows() == [(".leak.2", 2)]  # "which seat won" it cannot answer alone
+    assert table["accuracy"][0] == 1.0 and table["majority_accuracy"][0] > 0.6
 
 
 def _check(result, name: str) -> dg.AssetCheckEvaluation:
