@@ -16,8 +16,10 @@ A token is leaky when a one-token decision stump trained on the train games' com
 the winner of held-out complete trajectories far better than always naming the train set's majority seat
 (or, in games won by more than two seats, whether one seat s won, far better than the train set's majority
 answer): the lower bound of its held-out accuracy's Wilson interval, at 95% simultaneous confidence over
-every (token, question) tested (Bonferroni), exceeds the majority's held-out accuracy by LEAK_MARGIN or more. With fewer than MIN_TEST_GAMES held-out games no token is called leaky: there the
-majority seat's own accuracy is too noisy a baseline (at 2 games it is often 0).
+every (token, question) tested (Bonferroni), exceeds the majority's held-out accuracy by LEAK_MARGIN or more.
+With fewer than MIN_TEST_GAMES held-out games no token is called leaky: there the majority seat's own
+accuracy is too noisy a baseline (at 2 games it is often 0). The bar is high by design: at demo scale
+(30 held-out 4-player games) even a token that states one seat's win cannot clear it.
 """
 
 from __future__ import annotations
@@ -60,12 +62,13 @@ DEFAULT_TOKEN_BLACKLIST: tuple[str, ...] = tuple(dict.fromkeys(
     + [f for fields in TURN_ORDER_FIELDS.values() for f in fields]))
 
 LEAK_MARGIN = 0.10  # how far the accuracy's Wilson lower bound must clear the majority seat's accuracy
-LEAK_ALPHA = 0.05  # family-wise error over the tokens tested
+LEAK_ALPHA = 0.05  # family-wise error over the (token, question) pairs tested
 MIN_TEST_GAMES = 10
 MIN_GAME_SHARE = 0.05  # a token is tested when it occurs in at least this share of the train games (and 2)
 _CHUNK = 512  # tokens per vectorised stump batch: bounds the (games x tokens x seats) cumulative counts
 
-LEAKY_TOKENS_SCHEMA = {"game": pl.String, "token": pl.String, "seat": pl.Int8, "accuracy": pl.Float64, "accuracy_low": pl.Float64,
+LEAKY_TOKENS_SCHEMA = {"game": pl.String, "token": pl.String, "seat": pl.Int8, "accuracy": pl.Float64,
+                       "accuracy_low": pl.Float64,
                        "majority_accuracy": pl.Float64, "n_test": pl.Int32, "blacklisted": pl.Boolean}
 
 
@@ -115,11 +118,10 @@ def stump_correct(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, 
 def _dense(shares: pl.DataFrame, game_ids: list[int], tokens: list[str]) -> np.ndarray:
     """(games x tokens) matrix of p, 0 where a game lacks a token."""
     matrix = np.zeros((len(game_ids), len(tokens)))
-    row = {g: i for i, g in enumerate(game_ids)}
-    column = {t: j for j, t in enumerate(tokens)}
-    part = shares.filter(pl.col("game_id").is_in(game_ids) & pl.col("token").is_in(tokens))
-    matrix[[row[g] for g in part["game_id"].to_list()], [column[t] for t in part["token"].to_list()]] = \
-        part["p"].to_numpy()
+    part = shares.filter(pl.col("game_id").is_in(game_ids) & pl.col("token").is_in(tokens)).select(
+        pl.col("game_id").replace_strict(game_ids, list(range(len(game_ids)))).alias("row"),
+        pl.col("token").replace_strict(tokens, list(range(len(tokens)))).alias("column"), "p")
+    matrix[part["row"].to_numpy(), part["column"].to_numpy()] = part["p"].to_numpy()
     return matrix
 
 

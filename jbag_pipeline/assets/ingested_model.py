@@ -79,8 +79,8 @@ def ingested_sampled_states(settings: JbagSettings) -> dg.MaterializeResult:
 def ingested_bags(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, BAGS_TABLE, lambda game: trajectory_bags_table(
-        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game), ingested_blacklist(preset, game),
-        preset.duckdb_memory_limit)[0])
+        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game),
+        ingested_blacklist(preset, game), preset.duckdb_memory_limit)[0])
 
 
 @dg.asset(group_name="ingest", deps=[BAGS_TABLE, GAMES_TABLE],

@@ -1,4 +1,4 @@
-"""Winner-leakage assets per game: the tokens that alone give the winner away, and the counters-kept sensitivity inputs."""
+"""Winner-leakage assets per game: tokens that alone give the winner away; the counters-kept sensitivity inputs."""
 
 import dagster as dg
 import polars as pl
@@ -84,7 +84,8 @@ def counters_kept(context: dg.AssetExecutionContext, settings: JbagSettings):
     counters = preset.turn_order_fields.get(game, ())
     of_counters = TokenFilter(counters)
     n_counters = sum(not of_counters.keeps(t) for t in features["token"].to_list())
-    yield dg.MaterializeResult(asset_key="counters_kept_prototypes", metadata=table_metadata(prototypes, prototypes_path))
+    yield dg.MaterializeResult(asset_key="counters_kept_prototypes",
+                               metadata=table_metadata(prototypes, prototypes_path))
     yield dg.MaterializeResult(asset_key="counters_kept_features", metadata={
         **table_metadata(features, features_path), "top_full": preview(features, 15),
         "turn_order_features": dg.MetadataValue.md(f"{n_counters} of {len(features)} selected tokens are of "

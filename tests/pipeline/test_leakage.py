@@ -236,11 +236,11 @@ def test_counters_kept_assets_materialise_with_the_selected_features_schema(tmp_
 
 
 def test_agent_value_with_the_games_filter_ignores_a_planted_turn_order_token(connect4_tables):
-    games, states, tokens, sampled = connect4_tables
+    games, _, tokens, sampled = connect4_tables
     bags, _ = trajectory_bags_table(tokens, sampled, PRESET.blacklist_for("connect4"))
     clean = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games})
-    planted = pl.concat([clean, pl.DataFrame({"game": "connect4", "frequency": "full", "seat": 0, "token": ".moveCount.7",
-                                              "count": 10_000, "p": 0.5}).cast(clean.schema)])
+    plant = {"game": "connect4", "frequency": "full", "seat": 0, "token": ".moveCount.7", "count": 10_000, "p": 0.5}
+    planted = pl.concat([clean, pl.DataFrame(plant).cast(clean.schema)])
     no_features = pl.DataFrame(schema={"game": pl.String, "variant": pl.String, "token": pl.String,
                                        "importance": pl.Float64, "rank": pl.Int32, "segment": pl.Int32})
     state = GAMES["connect4"]().new_state(seed=3)
