@@ -68,7 +68,7 @@ def demo_bags(game_name: str, chunk: int = 10) -> tuple[pl.DataFrame, pl.DataFra
         ids = game_ids[first:first + chunk]
         tokens = tokenize_states(states.filter(pl.col("game_id").is_in(ids)))
         parts.append(segmented_bags(tokens, sampled.filter(pl.col("game_id").is_in(ids)), n_segments=preset.segments,
-                                    blacklist=preset.token_blacklist, memory_limit=preset.duckdb_memory_limit))
+                                    blacklist=preset.blacklist_for(game_name), memory_limit=preset.duckdb_memory_limit))
     return pl.concat(parts), games
 
 

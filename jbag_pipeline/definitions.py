@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
-from jbag_pipeline.assets import (catalog, classification, evaluation, ingest, ingested_model, model, reference, report,
-                                  selection, selfplay, tictactoe, transfer)
+from jbag_pipeline.assets import (catalog, classification, evaluation, ingest, ingested_model, leakage, model, reference,
+                                  report, selection, selfplay, tictactoe, transfer)
 from jbag_pipeline.resources import settings_from_env
 from jbag_pipeline.schedules import build_refresh
 from jbag_pipeline.sensors import inbox_sensor
@@ -20,6 +20,8 @@ ALL_ASSETS = [
     selection.segmented_bags,
     selection.selected_features,
     classification.variant_classification,
+    leakage.leaky_tokens,
+    leakage.counters_kept,
     evaluation.evaluation_control,
     evaluation.evaluation_games,
     evaluation.stability_games,

@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
+from engines import GAMES
+from jbag_pipeline.leakage import COMMON_OUTCOME_FIELDS, OUTCOME_FIELDS, TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS
+from jbag_pipeline.tokenize import TokenFilter
+
 PRESET_NAMES = ("smoke", "demo", "paper")
 
 
@@ -33,18 +37,27 @@ class Preset:
     top_k: int = 100
     segments: int = 4
     adaptive_share: float = 0.9
-    token_blacklist: tuple[str, ...] = ("gameStatus", "playerResults")
+    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.leakage documents them)
+    outcome_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(OUTCOME_FIELDS))
+    turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TURN_ORDER_FIELDS))
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
     # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
     transfer: dict = field(default_factory=dict)  # overrides of jbag_pipeline.transfer.TransferSettings
 
-    def transfer_settings(self):
-        """The transfer experiment's scale in this preset, seeded by the run seed."""
+    def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
+        """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
+        keep_counters (the sensitivity run); games without an entry get TAG's common fields."""
+        outcome = self.outcome_fields.get(game, COMMON_OUTCOME_FIELDS)
+        counters = () if keep_counters else self.turn_order_fields.get(game, TAG_TURN_ORDER_FIELDS)
+        return tuple(dict.fromkeys((*outcome, *counters)))
+
+    def transfer_settings(self, game: str):
+        """The transfer experiment's scale in this preset for variants of `game`, seeded by the run seed."""
         from jbag_pipeline.transfer import TransferSettings
 
         return TransferSettings(**{"seed": self.seed, "top_k": self.top_k, "rf_trees": self.rf_trees,
-                                   "blacklist": self.token_blacklist, **self.transfer})
+                                   "blacklist": self.blacklist_for(game), **self.transfer})
 
 
 def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overrides: GameRun) -> dict[str, GameRun]:
@@ -91,6 +104,27 @@ def get_preset(name: str | None = None, seed: int | None = None) -> Preset:
         raise ValueError(f"unknown preset {name!r}; choose one of {list(PRESET_NAMES)}")
     preset = PRESETS[name]
     return preset if seed is None else replace(preset, seed=seed)
+
+
+def with_turn_order_fields(preset: Preset, overrides: dict[str, list[str]] | None) -> Preset:
+    """`preset` with the turn-order fields of some games replaced (the run config's token_blacklist), validated."""
+    if not overrides:
+        return preset
+    if not isinstance(overrides, dict):
+        raise ValueError(f"token_blacklist must map game names to lists of field names, got {overrides!r}")
+    fields = dict(preset.turn_order_fields)
+    for game, names in overrides.items():
+        if game not in GAMES:
+            raise ValueError(f"token_blacklist: unknown game {game!r}; known games: {sorted(GAMES)}")
+        if isinstance(names, str) or not all(isinstance(n, str) and n.strip() for n in names):
+            raise ValueError(f"token_blacklist[{game!r}]: every entry must be a non-empty field name, got {names!r}")
+        fields[game] = tuple(names)
+    return replace(preset, turn_order_fields=fields)
+
+
+def token_filter_for(preset: Preset, game: str, keep_counters: bool = False) -> TokenFilter:
+    """The agent's token filter for `game`: the same fields as the game's token tables drop."""
+    return TokenFilter(preset.blacklist_for(game, keep_counters))
 
 
 def game_run(preset: Preset, game: str) -> GameRun:

@@ -8,18 +8,23 @@ from pathlib import Path
 import dagster as dg
 
 from jbag_pipeline import lake
-from jbag_pipeline.presets import Preset, get_preset
+from jbag_pipeline.presets import Preset, get_preset, with_turn_order_fields
 
 
 class JbagSettings(dg.ConfigurableResource):
-    """Preset name, seed override and data directory; set from run config, else JBAG_PRESET / JBAG_DATA_DIR."""
+    """Preset name, seed override and data directory; set from run config, else JBAG_PRESET / JBAG_DATA_DIR.
+
+    token_blacklist: per game, the fields dropped besides the outcome fields (replacing the preset's
+    turn-order fields of that game; see jbag_pipeline.leakage), e.g. {"connect4": ["moveCount"]}.
+    """
 
     preset: str = "demo"
     seed: int | None = None
     data_dir: str = "data"
+    token_blacklist: dict[str, list[str]] | None = None
 
     def get_preset(self) -> Preset:
-        return get_preset(self.preset, self.seed)
+        return with_turn_order_fields(get_preset(self.preset, self.seed), self.token_blacklist)
 
     def root(self) -> Path:
         return lake.data_dir(self.data_dir)

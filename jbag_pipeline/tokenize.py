@@ -15,6 +15,7 @@ walk + Counter on our engines' states; benchmarks/bench_tokenizer.py):
 from __future__ import annotations
 
 import json
+import re
 from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -238,25 +239,28 @@ class FilteredBag(NamedTuple):
 
 
 class TokenFilter:
-    """Drops tokens containing any of `substrings`, case-insensitively as the reference's filter_tokens does.
+    """Drops tokens whose path holds any of `fields` as a whole key, ignoring case as the reference's filter does.
 
-    The default blacklist removes the outcome-stating fields, which would give a winner label away.
+    A field matches where "." + field is followed by ".", "[" or the token's end: "turnOwner" drops
+    ".turnOwner.1" and the positive-integer token ".turnOwner", never ".turnOwnerName" or ".myturnOwner.1"
+    (a string value spelled like a field, ".x.turnOwner", would also match; no engine writes one). The
+    default removes the outcome-stating fields, which would give a winner label away.
     """
 
-    def __init__(self, substrings: Iterable[str] = DEFAULT_BLACKLIST):
-        self.substrings = tuple(substrings)
-        for s in self.substrings:
-            if not isinstance(s, str) or not s:
-                raise ValueError(f"TokenFilter: every substring must be a non-empty string, got {s!r}")
-        self._lowered = tuple(s.lower() for s in self.substrings)
+    def __init__(self, fields: Iterable[str] = DEFAULT_BLACKLIST):
+        self.fields = tuple(fields)
+        for f in self.fields:
+            if not isinstance(f, str) or not f:
+                raise ValueError(f"TokenFilter: every field must be a non-empty string, got {f!r}")
+        alternatives = "|".join(re.escape(f) for f in self.fields)
+        self._pattern = re.compile(rf"\.(?:{alternatives})(?=[.\[]|$)", re.IGNORECASE) if self.fields else None
         self._verdicts: dict[str, bool] = {}
 
     def keeps(self, token: str) -> bool:
         """Whether `token` passes the filter (memoised: a game has few distinct tokens)."""
         verdict = self._verdicts.get(token)
         if verdict is None:
-            lowered = token.lower()
-            verdict = self._verdicts[token] = not any(s in lowered for s in self._lowered)
+            verdict = self._verdicts[token] = self._pattern is None or self._pattern.search(token) is None
         return verdict
 
     def apply(self, bag: Mapping[str, float]) -> FilteredBag:
@@ -267,5 +271,4 @@ class TokenFilter:
         return FilteredBag(kept, dropped)
 
     def __repr__(self) -> str:
-        return f"TokenFilter({list(self.substrings)!r})"
-
+        return f"TokenFilter({list(self.fields)!r})"

@@ -24,6 +24,7 @@ from engines import load_game
 from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.evaluation import play_control, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
+from jbag_pipeline.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun
 from jbag_pipeline.sampling import sampled_states
 from jbag_pipeline.selection import select_features
@@ -31,7 +32,7 @@ from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.sql import run_sql
 from jbag_pipeline.state_tokens import tokenize_states
 from jbag_pipeline.statistics import OVERALL, control_table, outcome_statistics, summarise
-from jbag_pipeline.tokenize import DEFAULT_BLACKLIST
+from jbag_pipeline.tokenize import TokenFilter
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
 
 __all__ = ["CONTROL_METHOD", "DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel",
@@ -177,7 +178,7 @@ class TrainedModel:
 
 
 def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: int = 0,
-                      blacklist: tuple[str, ...] = DEFAULT_BLACKLIST, with_features: bool = True,
+                      blacklist: tuple[str, ...] = DEFAULT_TOKEN_BLACKLIST, with_features: bool = True,
                       top_k: int = 100, rf_trees: int = 100) -> TrainedModel:
     """Prototypes (and RF-selected features) from self-play (games, states) tables, as the model assets build them.
 
@@ -215,7 +216,7 @@ class TransferSettings:
     max_distance: float = 0.5
     top_k: int = 100
     rf_trees: int = 50
-    blacklist: tuple[str, ...] = field(default=DEFAULT_BLACKLIST)
+    blacklist: tuple[str, ...] = field(default=DEFAULT_TOKEN_BLACKLIST)
 
     def __post_init__(self):
         for name in ("source_games", "target_games", "mcts_iterations", "rollout_length", "games_per_seat",
@@ -323,7 +324,7 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
     for method, n_games, prototypes, features in methods:
         def value_factory(prototypes=prototypes, features=features):
             return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players,
-                                      seed=settings.seed)
+                                      seed=settings.seed, token_filter=TokenFilter(settings.blacklist))
         games = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
                                 settings.games_per_seat, settings.seed)
         played.append(games.select("game", "seat", "score").with_columns(pl.lit(method).alias("method")))

@@ -39,7 +39,7 @@ def variant_classification(context: dg.AssetExecutionContext, settings: JbagSett
                                        adaptive_share=preset.adaptive_share)
     every_state = sampled.filter(pl.col("frequency") == "full")  # (game_id, state_idx) of every recorded state
     table = variant_classification_table(read_partition(settings, "state_tokens", game), every_state, games, sampled,
-                                         features, test_share=preset.test_share, blacklist=preset.token_blacklist)
+                                         features, test_share=preset.test_share, blacklist=preset.blacklist_for(game))
     path = lake.write_table(table, settings.root(), "variant_classification", {"game": game})
     note = SELECTION_NOTE if features is not None else \
         "No feature variant: the training games were won by fewer than two seats, so no selection is possible."

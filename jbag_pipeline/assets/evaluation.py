@@ -12,7 +12,7 @@ from jbag_pipeline import lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
 from jbag_pipeline.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
 from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
-from jbag_pipeline.presets import game_run
+from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.stability import HALVES, half_tables, split_halves
@@ -76,7 +76,7 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     prefix = "counters_kept_" if sensitivity else ""
     prototypes = read_partition(settings, prefix + ("prototypes" if sensitivity else "winner_prototypes"), game)
     features = read_partition(settings, prefix + ("features" if sensitivity else "selected_features"), game)
-    token_filter = preset.token_filter_for(game, keep_counters=sensitivity)
+    token_filter = token_filter_for(preset, game, keep_counters=sensitivity)
 
     def value_factory():
         return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players,
@@ -105,7 +105,7 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     bags = read_partition(settings, "trajectory_bags", game)
     segmented = read_partition(settings, "segmented_bags", game)
     frequency, variant = split_pair(HEADLINE)
-    token_filter = preset.token_filter_for(game)
+    token_filter = token_filter_for(preset, game)
     started, played = time.perf_counter(), []
     for half, game_ids in split_halves(selfplay).items():
         tables = half_tables(bags, segmented, selfplay, game_ids, frequency, k=preset.top_k,

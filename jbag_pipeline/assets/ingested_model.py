@@ -15,6 +15,7 @@ from jbag_pipeline.assets.common import preview, read_partition
 from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.classification import winner_classification_table
 from jbag_pipeline.ingest_store import GAMES_TABLE, SOURCES_TABLE, STATES_TABLE, partitions, replace_partition
+from jbag_pipeline.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.sampling import sampled_states as sample_states
 from jbag_pipeline.sql import run_sql
@@ -45,6 +46,11 @@ def refresh_per_game(settings: JbagSettings, table: str,
                                           "rows_per_game": preview(counts, 50)})
 
 
+def ingested_blacklist(preset, game: str) -> tuple[str, ...]:
+    """The game's blacklist plus TAG's common counters: ingested states are TAG documents, whatever their name."""
+    return tuple(dict.fromkeys((*preset.blacklist_for(game), *TAG_TURN_ORDER_FIELDS)))
+
+
 def _mode(settings: JbagSettings, game: str) -> str:
     sources = lake.read_table(settings.root(), SOURCES_TABLE).filter(pl.col("game") == game)
     modes = sources["mode"].unique().to_list()
@@ -69,12 +75,12 @@ def ingested_sampled_states(settings: JbagSettings) -> dg.MaterializeResult:
 
 
 @dg.asset(group_name="ingest", deps=[TOKENS_TABLE, SAMPLED_TABLE],
-          description="One normalised bag per (frequency, ingested game), outcome tokens filtered.")
+          description="One normalised bag per (frequency, ingested game), the game's blacklisted fields filtered.")
 def ingested_bags(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, BAGS_TABLE, lambda game: trajectory_bags_table(
-        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game), preset.token_blacklist,
-        preset.duckdb_memory_limit)[0])
+        read_partition(settings, TOKENS_TABLE, game), read_partition(settings, SAMPLED_TABLE, game),
+        ingested_blacklist(preset, game), preset.duckdb_memory_limit)[0])
 
 
 @dg.asset(group_name="ingest", deps=[BAGS_TABLE, GAMES_TABLE],
@@ -92,7 +98,7 @@ def ingested_classification(settings: JbagSettings) -> dg.MaterializeResult:
     preset = settings.get_preset()
     return refresh_per_game(settings, CLASSIFICATION_TABLE, lambda game: winner_classification_table(
         read_partition(settings, TOKENS_TABLE, game), read_partition(settings, STATES_TABLE, game), read_partition(settings, GAMES_TABLE, game),
-        test_share=preset.test_share, blacklist=preset.token_blacklist))
+        test_share=preset.test_share, blacklist=ingested_blacklist(preset, game)))
 
 
 INGESTED_MODEL_ASSETS = [ingested_tokens, ingested_sampled_states, ingested_bags, ingested_prototypes,

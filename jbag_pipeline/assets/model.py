@@ -47,17 +47,18 @@ def sampled_states(context: dg.AssetExecutionContext, settings: JbagSettings):
 
 @dg.asset(group_name="model", partitions_def=game_partitions, deps=["state_tokens", "sampled_states"],
           check_specs=[dg.AssetCheckSpec("bags_sum_to_one", asset="trajectory_bags")],
-          description="One normalised bag per (frequency, game): the sampled states' tokens, outcome tokens filtered.")
+          description="One normalised bag per (frequency, game): the sampled states' tokens, the game's blacklist "
+                      "(outcome and turn-order fields) filtered.")
 def trajectory_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
     preset = settings.get_preset()
     bags, dropped = trajectory_bags_table(read_partition(settings, "state_tokens", game), read_partition(settings, "sampled_states", game),
-                                          preset.token_blacklist, preset.duckdb_memory_limit)
+                                          preset.blacklist_for(game), preset.duckdb_memory_limit)
     path = lake.write_table(bags, settings.root(), "trajectory_bags", {"game": game})
     yield dg.MaterializeResult(metadata={
         **table_metadata(bags, path),
         "token_filter": dg.MetadataValue.md(
-            f"blacklist substrings {list(preset.token_blacklist)} removed {len(dropped)} distinct tokens: "
+            f"blacklisted fields {list(preset.blacklist_for(game))} removed {len(dropped)} distinct tokens: "
             + ", ".join(f"`{t}`" for t in dropped[:20]) + (" ..." if len(dropped) > 20 else "")),
     })
     yield sum_to_one_check(bags, ["frequency", "game_id"], "bags_sum_to_one")
@@ -93,7 +94,7 @@ def winner_classification(context: dg.AssetExecutionContext, settings: JbagSetti
     preset = settings.get_preset()
     table = winner_classification_table(
         read_partition(settings, "state_tokens", game), read_partition(settings, "selfplay_states", game),
-        read_partition(settings, "selfplay_games", game), test_share=preset.test_share, blacklist=preset.token_blacklist)
+        read_partition(settings, "selfplay_games", game), test_share=preset.test_share, blacklist=preset.blacklist_for(game))
     path = lake.write_table(table, settings.root(), "winner_classification", {"game": game})
     yield dg.MaterializeResult(metadata={**table_metadata(table, path), "results": preview(table, 20)})
     yield accuracy_check(table, "winner_classification")

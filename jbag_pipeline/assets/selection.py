@@ -17,7 +17,7 @@ def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
     preset = settings.get_preset()
     bags = build_segmented_bags(read_partition(settings, "state_tokens", game), read_partition(settings, "sampled_states", game),
-                                n_segments=preset.segments, blacklist=preset.token_blacklist,
+                                n_segments=preset.segments, blacklist=preset.blacklist_for(game),
                                 memory_limit=preset.duckdb_memory_limit)
     path = lake.write_table(bags, settings.root(), "segmented_bags", {"game": game})
     yield dg.MaterializeResult(metadata={**table_metadata(bags, path), "segments": preset.segments})

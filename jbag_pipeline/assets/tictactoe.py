@@ -7,6 +7,7 @@ import polars as pl
 
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import preview, table_metadata
+from jbag_pipeline.presets import token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.tictactoe.exact import evaluation_table
 from jbag_pipeline.tictactoe.jsonbag import jsonbag_vs_exact_table, plot_jsonbag_vs_compression
@@ -70,7 +71,8 @@ def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings):
     root = settings.root()
     prototypes = lake.read_table(root, "winner_prototypes", {"game": "tictactoe"})
     features = lake.read_table(root, "selected_features", {"game": "tictactoe"})
-    table = jsonbag_vs_exact_table(prototypes, features, w=config.inverse_temperature)
+    table = jsonbag_vs_exact_table(prototypes, features, w=config.inverse_temperature,
+                                   token_filter=token_filter_for(settings.get_preset(), "tictactoe"))
     path = lake.write_table(table, root, "tictactoe_jsonbag")
     (root / "report").mkdir(parents=True, exist_ok=True)
     plot = plot_jsonbag_vs_compression(table, lake.read_table(root, "tictactoe_compression"),

@@ -39,8 +39,8 @@ transfer_partitions = dg.StaticPartitionsDefinition(list(TRANSFER_PAIRS))
 def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
     key = context.partition_key
     pair = TRANSFER_PAIRS[key]
-    transfer_settings = settings.get_preset().transfer_settings()
     game = pair["game"]
+    transfer_settings = settings.get_preset().transfer_settings(game)
     n_target = max([transfer_settings.target_games, *transfer_settings.finetune_games])
     source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings)
     target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings)

@@ -26,7 +26,7 @@ from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
 from jbag_pipeline.tictactoe.table import SETTINGS, agent_results
-from jbag_pipeline.tokenize import tokenize_state
+from jbag_pipeline.tokenize import TokenFilter, tokenize_state
 from jbag_pipeline.value import JsonBagValue
 
 GAME = "tictactoe"
@@ -114,13 +114,16 @@ def board_seat_values(value: JsonBagValue) -> np.ndarray:
     return values
 
 
-def _value(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, frequency: str, variant: str) -> JsonBagValue:
-    """The evaluation's JSON-Bag value for tic-tac-toe at (frequency, variant)."""
+def _value(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, frequency: str, variant: str,
+           token_filter: TokenFilter | None = None) -> JsonBagValue:
+    """The evaluation's JSON-Bag value for tic-tac-toe at (frequency, variant) (token_filter: the agent's, as
+    presets.token_filter_for gives it; None: the outcome fields only)."""
     features_df = pl.DataFrame(schema=NO_FEATURES_SCHEMA) if features_df is None else features_df
     for name, frame in (("winner_prototypes", prototypes_df), ("selected_features", features_df)):
         if "game" in frame.columns and not frame.filter(pl.col("game") != GAME).is_empty():
             raise ValueError(f"{name}: expected only game {GAME!r} rows, got {sorted(frame['game'].unique())}")
-    return make_jsonbag_value(prototypes_df, features_df, frequency, variant, n_players=2, seed=0)
+    return make_jsonbag_value(prototypes_df, features_df, frequency, variant, n_players=2, seed=0,
+                              token_filter=token_filter)
 
 
 def _mover_sign() -> np.ndarray:
@@ -257,7 +260,7 @@ def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -
 
 
 def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None = None,
-                           w: float = 10.0) -> pl.DataFrame:
+                           w: float = 10.0, token_filter: TokenFilter | None = None) -> pl.DataFrame:
     """One row per (frequency, variant) present: V against f_all over the 4,520 boards in play, and exact outcomes.
 
     Frequencies come from winner_prototypes; variants from selected_features, plus "none" always.
@@ -289,7 +292,7 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
     rows = []
     for frequency in (fr for fr in FREQUENCIES if fr in present):
         for variant in variants:
-            value = _value(prototypes_df, features_df, frequency, variant)
+            value = _value(prototypes_df, features_df, frequency, variant, token_filter)
             rows.append({"frequency": frequency, "variant": variant} | _row(value, f, opponents))
     nullable = ("spearman_within_move_count", "pearson_within_move_count", "best_move_agreement", "undecided_share",
                 "best_move_probability", "random_best_move_probability", "spearman_pooled",

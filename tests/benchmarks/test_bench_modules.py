@@ -79,7 +79,7 @@ def test_demo_bags_in_chunks_equal_the_pipelines_whole_table():
     n_games = game_run(preset, "tictactoe").selfplay_games
     games, states = bench_selection_demo.random_selfplay("tictactoe", {}, n_games, preset.seed)
     whole = segmented_bags(tokenize_states(states), sampled_states(states, games, preset.seed),
-                           n_segments=preset.segments, blacklist=preset.token_blacklist)
+                           n_segments=preset.segments, blacklist=preset.blacklist_for("tictactoe"))
     chunked, chunked_games = bench_selection_demo.demo_bags("tictactoe", chunk=25)
     key = ["frequency", "segment", "game_id", "token"]
     assert chunked.sort(key).equals(whole.sort(key))

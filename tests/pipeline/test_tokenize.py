@@ -166,6 +166,15 @@ def test_token_filter_drops_outcome_tokens_case_insensitively_and_reports_them()
         TokenFilter([""])
 
 
+def test_token_filter_matches_a_field_as_a_whole_key_of_the_path():
+    drop = TokenFilter(["turnOwner"])
+    for token in (".turnOwner", ".turnOwner.1", ".TURNOWNER.-1", ".a[0].turnOwner[1].x", "[2].turnOwner.0"):
+        assert not drop.keeps(token), token
+    for token in (".turnOwnerName.1", ".myturnOwner.1", ".turnowners", ".board.xturnOwner", ".turn.Owner"):
+        assert drop.keeps(token), token
+    assert TokenFilter(["a.b"]).keeps(".aXb.1") and not TokenFilter(["a.b"]).keeps(".a.b.1")  # no regex reading
+
+
 def _reference_keys() -> list[str]:
     path = REFERENCE / "example_bags.json"
     return sorted(json.loads(path.read_text())) if path.is_file() else []
