@@ -33,10 +33,13 @@ def split_halves(games: pl.DataFrame) -> dict[str, list[int]]:
 
 def half_tables(trajectory_bags: pl.DataFrame, segmented_bags: pl.DataFrame, games: pl.DataFrame,
                 game_ids: list[int], frequency: str, *, k: int, n_estimators: int, seed: int,
-                memory_limit: str = "4GB") -> HalfTables:
-    """Winner prototypes at `frequency` and its Random-Forest variant, from the games `game_ids` only."""
+                memory_limit: str = "4GB") -> HalfTables | None:
+    """Winner prototypes at `frequency` and its Random-Forest variant, from the games `game_ids` only; None when
+    fewer than two seats won a game of the half (a forest needs two classes)."""
     in_half = pl.col("game_id").is_in(game_ids)
     of_half = games.filter(in_half)
+    if of_half["winner"].drop_nulls().n_unique() < 2:
+        return None
     prototypes = run_sql("winner_prototypes", {
         "trajectory_bags": trajectory_bags.filter(in_half & (pl.col("frequency") == frequency)),
         "games": of_half,

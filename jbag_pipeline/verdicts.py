@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from jbag_pipeline.evaluation import SENSITIVITY_VARIANT
@@ -50,9 +52,12 @@ def stability_table(half_summary: pl.DataFrame | None) -> pl.DataFrame:
 
 def _caveats(best: dict, stable: bool | None, counters_kept: float | None) -> str:
     notes = []
-    if best["verdict"] == "no clear difference" and best["min_detectable_difference"] > SMALL_EFFECT:
-        notes.append(f"n = {best['n']} detects only win-rate differences of {best['min_detectable_difference']:.2f} "
-                     f"or more")
+    detectable = best["min_detectable_difference"]
+    if best["verdict"] == "no clear difference":
+        if detectable is None or math.isnan(detectable):
+            notes.append("the control wins every game in this seat mix: no gain can be detected")
+        elif detectable > SMALL_EFFECT:
+            notes.append(f"n = {best['n']} detects only win-rate differences of {detectable:.2f} or more")
     if stable is False:
         notes.append("the verdict of the headline pair changes between halves of the self-play games")
     if counters_kept is not None and abs(counters_kept - best["win_rate"]) > SMALL_EFFECT:

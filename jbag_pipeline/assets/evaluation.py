@@ -10,7 +10,8 @@ import polars as pl
 from engines import GAMES
 from jbag_pipeline import lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
-from jbag_pipeline.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
+from jbag_pipeline.evaluation import (EVALUATION_GAMES_SCHEMA, SENSITIVITY_VARIANT, play_control, play_evaluation,
+                                      split_pair)
 from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagSettings
@@ -106,10 +107,13 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     segmented = read_partition(settings, "segmented_bags", game)
     frequency, variant = split_pair(HEADLINE)
     token_filter = token_filter_for(preset, game)
-    started, played = time.perf_counter(), []
+    started, played, skipped = time.perf_counter(), [], []
     for half, game_ids in split_halves(selfplay).items():
         tables = half_tables(bags, segmented, selfplay, game_ids, frequency, k=preset.top_k,
                              n_estimators=preset.rf_trees, seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
+        if tables is None:
+            skipped.append(half)
+            continue
 
         def value_factory(tables=tables):
             return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
@@ -118,9 +122,14 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
         games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
     seconds = time.perf_counter() - started
-    games = pl.concat(played)
+    schema = {**EVALUATION_GAMES_SCHEMA, "half": pl.String}
+    schema.pop("seconds")
+    games = pl.concat(played) if played else pl.DataFrame(schema=schema)
     path = lake.write_table(games, settings.root(), "stability_games", {"game": game})
-    yield dg.MaterializeResult(metadata={**_games_metadata(games, path, seconds), "halves": list(HALVES)})
+    note = (f"half {', '.join(skipped)} skipped: its games were won by fewer than two seats, so no feature selection"
+            if skipped else "both halves evaluated")
+    yield dg.MaterializeResult(metadata={**_games_metadata(games, path, seconds), "halves": list(HALVES),
+                                         "note": note})
 
 
 @dg.multi_asset(

@@ -50,3 +50,8 @@ def test_stability_table_is_empty_without_stability_games_and_checks_its_input()
 def test_halves_are_disjoint_and_cover_every_game():
     halves = split_halves(pl.DataFrame({"game_id": [5, 1, 4, 2, 3]}))
     assert halves == {"a": [1, 3, 5], "b": [2, 4]}
+
+
+def test_a_control_that_always_wins_leaves_no_room_and_says_so():
+    summary = pl.DataFrame([overall("connect4", "full", 0.5, "no clear difference", n=2, mdd=float("nan"))])
+    assert "no gain can be detected" in verdict_table(summary, stability_table(None))["caveat"][0]
