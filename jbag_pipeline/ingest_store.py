@@ -1,4 +1,4 @@
-"""Merge an ingest batch into the lake: ingested_games / ingested_states / ingested_tokens per game, sources, quarantine.
+"""Merge an ingest batch into the lake: ingested_games / _states / _tokens per game, sources and quarantine.
 
 Re-ingesting a file replaces what that file gave before (so a batch can be re-run, and the inbox sensor
 can re-read a file that changed); a game_id already ingested from another file is quarantined as a

@@ -226,7 +226,8 @@ def test_a_state_nested_10000_deep_is_quarantined_without_recursion_error(tmp_pa
     reason = "nested deeper than 500 levels"  # line 3: JSON in a string, which the tokenizer would parse too
     assert batch.quarantine.select("file", "line_or_index", "reason").rows() == [
         (str(array), 0, reason), (str(lines), 1, reason + " (game_id 1 is not ingested)"),
-        (str(lines), 2, reason + " (game_id 2 is not ingested)"), (str(lines), 3, reason + " (game_id 3 is not ingested)")]
+        (str(lines), 2, reason + " (game_id 2 is not ingested)"),
+        (str(lines), 3, reason + " (game_id 3 is not ingested)")]
 
 
 def test_nesting_limit_boundary_is_tokenizable(tmp_path):
@@ -254,7 +255,8 @@ def test_lists_nested_too_deep_for_mode_both(tmp_path):
 
 
 def test_numbers_beyond_64_bits_quarantine_their_game_with_file_and_position(tmp_path):
-    docs = [{"nPlayers": 2, "list": [1, 1.5]}, {"nPlayers": 2, "deep": {"a": [0, -BIG]}, "playerResults": ["WIN_GAME", "LOSE_GAME"]}]
+    docs = [{"nPlayers": 2, "list": [1, 1.5]},
+            {"nPlayers": 2, "deep": {"a": [0, -BIG]}, "playerResults": ["WIN_GAME", "LOSE_GAME"]}]
     array = write_json(tmp_path / "nim" / "big-1.json", [])
     array.write_text(json.dumps(docs))
     lines = tmp_path / "nim" / "big.jsonl"
