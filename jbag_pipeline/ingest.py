@@ -430,8 +430,9 @@ def _leading_game_id(data: bytes) -> int | str | None:
     if match is None or len(_ANY_ID.findall(data)) != 1:
         return None
     digits = match.group(1).decode()
-    value = int(digits) if len(digits) < 30 else None
-    return value if value is not None and _INT64[0] <= value <= _INT64[1] else digits
+    if len(digits) <= 20 and _INT64[0] <= int(digits) <= _INT64[1]:
+        return int(digits)
+    return digits  # the JSON text of an id that does not fit: the key of a game that cannot be ingested
 
 
 def _safe_name(raw: str) -> str:
