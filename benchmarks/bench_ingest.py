@@ -1,9 +1,9 @@
 """Ingest cost follows the new files: CPU seconds of a small `jbag ingest` before and after a large one.
 
 A small ingest (one 2-state game) into an empty lake is timed first (median of `repeats`, each in a fresh
-lake); then a large file is ingested and 20 small files one after another. The 20th small ingest is
-compared with the first (target: at most 1.5x), once with the large file in another game and once in the
-same game partition as the small ones. Each ingest is run_ingest (the Dagster ingest group, then the
+lake); then a large file is ingested and 20 small files one after another. The small ingests after the large
+one are compared with the first (ratio; target for the 20th: at most 1.5x), once with the large file in
+another game and once in the same game partition as the small ones. Each ingest is run_ingest (the Dagster ingest group, then the
 catalog) in this process, CPU time of this process (all its threads; the machine may be shared).
 """
 
@@ -21,7 +21,7 @@ import orjson
 from jbag_pipeline.ingest_cli import run_ingest
 
 SMALL_INGESTS = 20
-LARGE_GAMES = 40
+LARGE_GAMES = 100
 LARGE_STATES_PER_GAME = 60
 
 
@@ -85,9 +85,9 @@ def run(repeats: int = 3) -> list[dict]:
             rows.append({"benchmark": "ingest/large", "subject": f"large file ({LARGE_GAMES * LARGE_STATES_PER_GAME} "
                                                                 f"states, {label})", "metric": "cpu s",
                          "median": large, "ratio": None})
-            rows.append({"benchmark": "ingest/small", "subject": f"{SMALL_INGESTS}th small ingest after a large one "
-                                                                f"in {label}", "metric": "cpu s",
-                         "median": smalls[-1], "ratio": smalls[-1] / first})
+            for n in (1, SMALL_INGESTS):
+                rows.append({"benchmark": "ingest/small", "subject": f"small ingest {n} after a large one in {label}",
+                             "metric": "cpu s", "median": smalls[n - 1], "ratio": smalls[n - 1] / first})
     return rows
 
 

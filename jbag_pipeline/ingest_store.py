@@ -102,12 +102,11 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
             drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"],
                               new_keys.filter(pl.col("game") == game)["game_id"]])
             merged = {}
-            for table, schema, new_rows, order in (
-                    (TOKENS_TABLE, TOKENS_SCHEMA, batch.tokens, ["game_id", "state_idx", "token"]),
-                    (STATES_TABLE, STATES_SCHEMA, batch.states, ["game_id", "state_idx"]),
-                    (GAMES_TABLE, GAMES_SCHEMA, batch.games, ["game_id"])):
+            for table, schema, new_rows in ((TOKENS_TABLE, TOKENS_SCHEMA, batch.tokens),
+                                            (STATES_TABLE, STATES_SCHEMA, batch.states),
+                                            (GAMES_TABLE, GAMES_SCHEMA, batch.games)):
                 old = read_or_empty(root, table, schema, game).filter(~pl.col("game_id").is_in(drop.implode()))
-                merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys), order)
+                merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys))
             merged[TOKENS_TABLE] = _with_missing_tokens(merged, modes.get(game, "both"))
             for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
                 replace_partition(root, table, game, merged[table])
@@ -132,14 +131,12 @@ def _rows_of(frame: pl.DataFrame, game: str, keys: pl.DataFrame) -> pl.DataFrame
     return frame if mask.all() else frame.filter(mask)
 
 
-def _merge_sorted(old: pl.DataFrame, add: pl.DataFrame, order: list[str]) -> pl.DataFrame:
-    """`old` and `add` (each sorted by `order`) as one frame sorted by `order`; sorted again only when `add`
-    does not simply follow `old` (a small ingest beside a large partition costs no sort of the partition)."""
+def _merge_sorted(old: pl.DataFrame, add: pl.DataFrame) -> pl.DataFrame:
+    """`old` and `add`, each sorted and holding different game_ids, as one sorted frame: a merge on game_id
+    (each game's rows keep their order), not a sort of the partition."""
     if add.is_empty() or old.is_empty():
         return add if old.is_empty() else old
-    if old.select(order).row(-1) < add.select(order).row(0):
-        return pl.concat([old, add], rechunk=False)
-    return pl.concat([old, add], rechunk=False).sort(order)
+    return old.merge_sorted(add, "game_id")
 
 
 def _with_missing_tokens(merged: dict[str, pl.DataFrame], mode: str) -> pl.DataFrame:
@@ -150,7 +147,7 @@ def _with_missing_tokens(merged: dict[str, pl.DataFrame], mode: str) -> pl.DataF
     states = merged[STATES_TABLE].filter(pl.col("game_id").is_in(missing.implode()))
     if states.is_empty():
         return tokens
-    return pl.concat([tokens, tokenize_games(states, mode)[0]]).sort("game_id", "state_idx", "token")
+    return _merge_sorted(tokens, tokenize_games(states, mode)[0])
 
 
 def _check_modes(kept: pl.DataFrame, new: pl.DataFrame) -> None:
