@@ -6,7 +6,8 @@ duplicate. Only the batch's games are tokenized (ingest_tokens.tokenize_batch, b
 a game that cannot be tokenized is quarantined); the other games' tokens are kept as they are. Every
 partition file is replaced atomically (lake.write_table); a lock file serialises ingests. Per game, tokens
 are written first and ingested_games last; a crash between two partition writes leaves each file whole,
-and the next ingest touching that game re-tokenizes any game whose tokens are missing.
+and the next ingest touching that game re-tokenizes any game whose tokens are missing (one stored before values
+were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
 
         new_keys = new_sources.select("game", "game_id")
         modes = dict(pl.concat([kept_sources, new_sources]).select("game", "mode").unique().iter_rows())
-        games_written, states_written = {}, {}
+        games_written, states_written, unfit = {}, {}, []
         for game in sorted(set(replaced["game"]) | set(new_keys["game"])):
             drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"],
                               new_keys.filter(pl.col("game") == game)["game_id"]])
@@ -107,13 +108,21 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
                                             (GAMES_TABLE, GAMES_SCHEMA, batch.games)):
                 old = read_or_empty(root, table, schema, game).filter(~pl.col("game_id").is_in(drop.implode()))
                 merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys))
-            merged[TOKENS_TABLE] = _with_missing_tokens(merged, modes.get(game, "both"))
+            merged[TOKENS_TABLE], problems = _with_missing_tokens(merged, modes.get(game, "both"))
+            removed = [game_id for _, game_id, _, _ in problems]
+            for table in (STATES_TABLE, GAMES_TABLE):
+                merged[table] = merged[table].filter(~pl.col("game_id").is_in(removed))
+            unfit += problems
             for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
                 replace_partition(root, table, game, merged[table])
             states_written[game] = len(_rows_of(batch.states, game, new_keys))
             games_written[game] = len(_rows_of(batch.games, game, new_keys))
 
         sources = pl.concat([kept_sources, new_sources]).sort("game", "game_id")
+        if unfit:
+            unfit_keys = pl.DataFrame([(g, i) for g, i, _, _ in unfit], schema=["game", "game_id"], orient="row")
+            quarantine = pl.concat([quarantine, _unfit_rows(sources.join(unfit_keys, on=["game", "game_id"]), unfit)])
+            sources = sources.join(unfit_keys, on=["game", "game_id"], how="anti", maintain_order="left")
         lake.write_table(sources, root, SOURCES_TABLE)
         old_quarantine = read_or_empty(root, QUARANTINE_TABLE, QUARANTINE_SCHEMA, None)
         all_quarantine = pl.concat([old_quarantine.filter(~pl.col("file").is_in(files)), quarantine])
@@ -139,15 +148,27 @@ def _merge_sorted(old: pl.DataFrame, add: pl.DataFrame) -> pl.DataFrame:
     return old.merge_sorted(add, "game_id")
 
 
-def _with_missing_tokens(merged: dict[str, pl.DataFrame], mode: str) -> pl.DataFrame:
-    """The merged tokens plus those of any game of the partition that has none (a crash cut an earlier ingest;
-    a game stored before values were checked may not fit, and stays without tokens until its file is re-ingested)."""
+def _with_missing_tokens(merged: dict[str, pl.DataFrame], mode: str) -> tuple[pl.DataFrame, list[tuple]]:
+    """The merged tokens plus those of any game of the partition that has none (a crash cut an earlier ingest),
+    and (game, game_id, position, reason) of such games that cannot be tokenized (stored before values were
+    checked)."""
     tokens = merged[TOKENS_TABLE]
     missing = merged[GAMES_TABLE].filter(~pl.col("game_id").is_in(tokens["game_id"].unique().implode()))["game_id"]
     states = merged[STATES_TABLE].filter(pl.col("game_id").is_in(missing.implode()))
     if states.is_empty():
-        return tokens
-    return _merge_sorted(tokens, tokenize_games(states, mode)[0])
+        return tokens, []
+    repaired, problems = tokenize_games(states, mode)
+    return _merge_sorted(tokens, repaired), problems
+
+
+def _unfit_rows(sources: pl.DataFrame, problems: list[tuple]) -> pl.DataFrame:
+    """Quarantine rows for games already in the lake that turn out not to fit; they are removed from it."""
+    reasons = {(game, game_id): reason for game, game_id, _, reason in problems}
+    rows = [{"game": game, "file": file, "line_or_index": first_line,
+             "file_mtime": file_mtime(file) if Path(file).exists() else None,
+             "reason": f"stored before values were checked and removed: {reasons[game, game_id]}"}
+            for game, game_id, file, first_line in sources.select("game", "game_id", "file", "first_line").iter_rows()]
+    return pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)
 
 
 def _check_modes(kept: pl.DataFrame, new: pl.DataFrame) -> None:

@@ -251,3 +251,20 @@ def test_cli_exit_codes_and_each_problem_printed_once(tmp_path, monkeypatch, cap
     output = captured.out + captured.err
     assert output.count(OUT_OF_FLOAT_RANGE) == 1
     assert f"jbag ingest: quarantined: {bad}: line 1: {OUT_OF_FLOAT_RANGE}" in captured.err
+
+
+def test_a_game_stored_before_values_were_checked_is_removed_and_quarantined_by_the_next_ingest(tmp_path):
+    root = tmp_path / "data"
+    old = write_array(tmp_path / "in" / "nim-1.json", nim_states())
+    batch = read_trajectories([old])  # as an earlier version stored it: a count beyond 64 bits, no tokens
+    states = batch.states.with_columns(pl.col("doc").str.replace('"heap"', f'"big":{2**70},"heap"'))
+    for name, frame in (("ingested_states", states), ("ingested_games", batch.games)):
+        lake.write_table(frame, root, name, {"game": "nim"})
+    lake.write_table(batch.sources, root, "ingested_sources")
+    summary = write_batch(root, read_trajectories([write_array(tmp_path / "in" / "nim-2.json", nim_states())]))
+    assert table(root, "ingested_games")["game_id"].to_list() == [2]
+    assert table(root, "ingested_sources")["game_id"].to_list() == [2]
+    assert summary.quarantined.select("file", "line_or_index").rows() == [(str(old), None)]
+    assert summary.quarantined["reason"][0].startswith("stored before values were checked and removed: nim game 1 "
+                                                       "state 0: token '.big' counts 1180591620717411303424")
+    assert_games_whole(root)
