@@ -3,8 +3,10 @@
 A small ingest (one 2-state game) into an empty lake is timed first (median of `repeats`, each in a fresh
 lake); then a large file is ingested and 20 small files one after another. The small ingests after the large
 one are compared with the first (ratio; target for the 20th: at most 1.5x), once with the large file in
-another game and once in the same game partition as the small ones. Each ingest is run_ingest (the Dagster ingest group, then the
-catalog) in this process, CPU time of this process (all its threads; the machine may be shared).
+another game and once in the same game partition as the small ones (whose prototypes and classification,
+aggregates over all its games, are rebuilt by every ingest into it). Each ingest is run_ingest (the Dagster
+ingest group, then the catalog) in this process; CPU time of this process (all its threads: the machine may
+be shared).
 """
 
 from __future__ import annotations
