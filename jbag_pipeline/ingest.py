@@ -27,8 +27,8 @@ from pathlib import Path
 
 import polars as pl
 
-from jbag_pipeline.ingest_read import (ArrayReader, BadRecord, HashingReader, check_shape, clip_digits, dump_state,
-                                       file_digest, iter_lines, kind_of, parse_state)
+from jbag_pipeline.ingest_read import (INT64_RANGE, ArrayReader, BadRecord, HashingReader, check_shape, clip_digits,
+                                       dump_state, file_digest, iter_lines, kind_of, parse_state)
 from jbag_pipeline.selfplay import GAMES_SCHEMA, STATES_SCHEMA
 from jbag_pipeline.tokenize import MODES
 
@@ -44,7 +44,6 @@ OUTCOME_FIELDS = ("playerResults", "nPlayers")
 RESULT_RETURNS = {"WIN_GAME": 1, "DRAW_GAME": 0, "LOSE_GAME": -1, "DISQUALIFY": -1, "TIMEOUT": -1}
 GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 _FLUSH_CHARS = 16 * 1024 * 1024  # state texts are moved into Arrow columns every 16 MB
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 _ID_NAMES = b"|".join(name.encode() for name in GAME_ID_FIELDS)
 _LEADING_ID = re.compile(rb'\A\s*\{\s*"(?:' + _ID_NAMES + rb')"\s*:\s*(-?\d+)\s*[,}]')
 _ANY_ID = re.compile(rb'"(?:' + _ID_NAMES + rb')"')
@@ -383,7 +382,7 @@ def outcome(last_state: dict) -> tuple[int, int | None, list[int | None] | None]
 def _int64(value, what: str) -> int:
     if type(value) is not int:
         raise BadRecord(f"{what} must be an integer, got {kind_of(value)} {str(value)[:40]}")
-    if not _INT64[0] <= value <= _INT64[1]:
+    if not INT64_RANGE[0] <= value <= INT64_RANGE[1]:
         raise BadRecord(f"{what} {clip_digits(str(value))} does not fit in 64 bits")
     return value
 
@@ -430,7 +429,7 @@ def _leading_game_id(data: bytes) -> int | str | None:
     if match is None or len(_ANY_ID.findall(data)) != 1:
         return None
     digits = match.group(1).decode()
-    if len(digits) <= 20 and _INT64[0] <= int(digits) <= _INT64[1]:
+    if len(digits) <= 20 and INT64_RANGE[0] <= int(digits) <= INT64_RANGE[1]:
         return int(digits)
     return digits  # the JSON text of an id that does not fit: the key of a game that cannot be ingested
 

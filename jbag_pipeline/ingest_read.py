@@ -29,7 +29,7 @@ _NON_SPACE = re.compile(r"[^ \t\r\n]")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # how surrogateescape decoding marks a byte that is not UTF-8
 _LONG_DIGIT_RUN = re.compile(rb"\d{19,}")  # orjson turns integers beyond 64 bits into floats; json keeps them
 _WALKED = frozenset({dict, list})
-_INT64 = (-(1 << 63), (1 << 63) - 1)
+INT64_RANGE = (-(1 << 63), (1 << 63) - 1)  # what the lake's integer columns and token counts hold
 _JSON_KINDS = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
 
@@ -137,7 +137,7 @@ def shape(value: object) -> tuple[int, int]:
             if child_kind in _WALKED or child_kind is str and child[:1] in ("[", "{"):
                 stack.append((child, depth + 1, list_depth))
             elif child_kind is int:
-                if not _INT64[0] <= child <= _INT64[1]:
+                if not INT64_RANGE[0] <= child <= INT64_RANGE[1]:
                     raise BadRecord(f"the integer {clip_digits(str(child))} does not fit in 64 bits")
             elif child_kind is float and not math.isfinite(child):
                 raise BadRecord(OUT_OF_FLOAT_RANGE)
