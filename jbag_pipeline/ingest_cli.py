@@ -1,4 +1,9 @@
-"""`jbag ingest PATH...`: ingest outside trajectories through Dagster, refresh the ingested model and the catalog."""
+"""`jbag ingest PATH...`: ingest outside trajectories through Dagster, refresh the ingested model and the catalog.
+
+Exit status: EXIT_DONE (0) when every record landed, EXIT_QUARANTINED (3) when the run completed but some
+records were quarantined (the good games landed); a failure exits 2 (an error cli.main explains in one line)
+or 1 (unexpected).
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ from jbag_pipeline.resources import JbagSettings, settings_from_env
 from jbag_pipeline.runner import QUIET
 
 INGEST_ASSETS = [ingested_games, *INGESTED_MODEL_ASSETS]
+EXIT_DONE = 0
+EXIT_QUARANTINED = 3
 
 
 def ingest_run_config(paths: list[str], game: str | None, mode: str) -> dict:
@@ -46,7 +53,7 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
 
 
 def run_ingest_cli(paths: list[str], root: Path, game: str | None, mode: str) -> int:
-    """Exit 0 when every record landed, 1 when some were quarantined (the good ones still landed)."""
+    """EXIT_DONE when every record landed, EXIT_QUARANTINED when some were quarantined; prints each problem once."""
     from jbag_pipeline.runner import dagster_instance
 
     per_game, problems = run_ingest(paths, root, game, mode, instance=dagster_instance(root))
@@ -56,4 +63,4 @@ def run_ingest_cli(paths: list[str], root: Path, game: str | None, mode: str) ->
         print(f"jbag ingest: quarantined: {line}", file=sys.stderr)
     print(f"jbag ingest: tables ingested_* and ingest_quarantine in {lake.lake_dir(root)}; "
           "query them with jbag sql \"SELECT * FROM ingested_games\"")
-    return 1 if problems else 0
+    return EXIT_QUARANTINED if problems else EXIT_DONE

@@ -2,13 +2,16 @@
 
 Memory stays bounded by the largest single state, never the whole file: a JSON array is read a chunk at a
 time and parsed element by element with the standard library's incremental decoder; JSON Lines are read
-line by line and each line is parsed by orjson. A state over MAX_STATE_BYTES is refused.
+line by line and each line is parsed by orjson. A state over MAX_STATE_BYTES is refused, and so is a value
+that the lake cannot hold as it was written: an integer beyond 64 bits or a number beyond the float range.
 """
 
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
@@ -26,6 +29,7 @@ _NON_SPACE = re.compile(r"[^ \t\r\n]")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # how surrogateescape decoding marks a byte that is not UTF-8
 _LONG_DIGIT_RUN = re.compile(rb"\d{19,}")  # orjson turns integers beyond 64 bits into floats; json keeps them
 _WALKED = frozenset({dict, list})
+INT64_RANGE = (-(1 << 63), (1 << 63) - 1)  # what the lake's integer columns and token counts hold
 _JSON_KINDS = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
 
@@ -68,6 +72,8 @@ def parse_state(data: bytes) -> object:
             raise BadRecord(f"nested deeper than {MAX_DEPTH} levels") from None
         except (json.JSONDecodeError, _NotJson) as exc:
             raise BadRecord(f"invalid JSON: {exc}") from None
+        except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+            raise BadRecord(TOO_MANY_DIGITS) from None
     else:
         try:
             value = orjson.loads(data)
@@ -77,8 +83,14 @@ def parse_state(data: bytes) -> object:
                 raise BadRecord(f"nested deeper than {MAX_DEPTH} levels") from None
             if "UTF-8" in message:
                 raise BadRecord(f"not valid UTF-8 ({message})") from None
+            if "infinity" in message:
+                raise BadRecord(OUT_OF_FLOAT_RANGE) from None
             raise BadRecord(f"invalid JSON: {message}") from None
     return value
+
+
+TOO_MANY_DIGITS = "an integer of thousands of digits does not fit in 64 bits"
+OUT_OF_FLOAT_RANGE = "a number beyond the float range (about 1.8e308): it cannot be stored as written"
 
 
 class _NotJson(ValueError):
@@ -90,7 +102,8 @@ def _refuse_constant(name: str):
 
 
 def check_shape(value: object, mode: str) -> None:
-    """BadRecord if the tokenizer could not walk `value`: nested over MAX_DEPTH, or (mode both) lists too deep."""
+    """BadRecord if `value` cannot be stored and tokenized as written: a number that does not fit (see `shape`),
+    nested over MAX_DEPTH, or (mode both) lists nested too deep."""
     depth, list_depth = shape(value)
     if depth > MAX_DEPTH:
         raise BadRecord(f"nested deeper than {MAX_DEPTH} levels")
@@ -100,9 +113,11 @@ def check_shape(value: object, mode: str) -> None:
 
 
 def shape(value: object) -> tuple[int, int]:
-    """(container depth, list depth) of a parsed value, found iteratively.
+    """(container depth, list depth) of a parsed value, found iteratively; BadRecord on a number that does not fit.
 
     A string that may hold JSON (the tokenizer parses those) counts its brackets as depth: an upper bound.
+    Integers must fit in 64 bits (the lake's integer columns and token counts) and floats must be finite
+    (json reads 1e400 as infinity, which JSON text can only write as null).
     """
     deepest = lists = 0
     stack = [(value, 1, 0)]
@@ -118,9 +133,20 @@ def shape(value: object) -> tuple[int, int]:
             lists = max(lists, list_depth)
         deepest = max(deepest, depth)
         for child in (node.values() if kind is dict else node):
-            if type(child) in _WALKED or type(child) is str and child[:1] in ("[", "{"):
+            child_kind = type(child)
+            if child_kind in _WALKED or child_kind is str and child[:1] in ("[", "{"):
                 stack.append((child, depth + 1, list_depth))
+            elif child_kind is int:
+                if not INT64_RANGE[0] <= child <= INT64_RANGE[1]:
+                    raise BadRecord(f"the integer {clip_digits(str(child))} does not fit in 64 bits")
+            elif child_kind is float and not math.isfinite(child):
+                raise BadRecord(OUT_OF_FLOAT_RANGE)
     return deepest, lists
+
+
+def clip_digits(text: str, keep: int = 40) -> str:
+    """A long number's text cut to `keep` characters, with its digit count."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text.lstrip('-'))} digits)"
 
 
 def dump_state(value: object) -> str:
@@ -154,6 +180,36 @@ def iter_lines(fh: BinaryIO) -> Iterator[RawRecord]:
         stripped = line.strip(_WHITESPACE)
         if stripped:
             yield RawRecord(number, stripped)
+
+
+class HashingReader:
+    """A binary file read through `read` / `readline` while a SHA-256 of every byte handed out is kept."""
+
+    def __init__(self, fh: BinaryIO):
+        self.fh = fh
+        self.hash = hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.fh.read(size)
+        self.hash.update(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self.fh.readline(size)
+        self.hash.update(data)
+        return data
+
+    def digest(self) -> str:
+        """The hash of the whole file as read: what the parser did not consume is read (and hashed) first."""
+        while self.read(CHUNK_BYTES):
+            pass
+        return self.hash.hexdigest()
+
+
+def file_digest(path) -> str:
+    """SHA-256 of a file's bytes as they are now."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 class ArrayReader:
@@ -251,6 +307,10 @@ class ArrayReader:
                 raise BadRecord(f"nested deeper than {MAX_DEPTH} levels", index) from None
             except _NotJson as exc:
                 raise BadRecord(f"invalid JSON: {exc}", index) from None
+            except BadRecord:
+                raise
+            except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+                raise BadRecord(TOO_MANY_DIGITS, index) from None
             if len(self.text) - start > MAX_STATE_BYTES:
                 raise BadRecord(f"larger than {MAX_STATE_BYTES} bytes", index)
             self._fill(start)

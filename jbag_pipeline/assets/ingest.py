@@ -1,9 +1,11 @@
-"""Ingest assets: trajectories recorded elsewhere -> ingested_games / ingested_states (self-play shapes) per game.
+"""Ingest assets: trajectories recorded elsewhere -> ingested_games / ingested_states (self-play shapes) and
+ingested_tokens per game.
 
 Ingested games live in their own lake tables, partitioned by game name in the lake (hive folders), so
 they never mix with our self-play and may name games we do not implement. The Dagster assets are not
-partitioned: one run ingests a batch of files into whatever games they hold, and each downstream
-ingested_* asset (assets/ingested_model.py) refreshes every ingested game.
+partitioned: one run ingests a batch of files into whatever games they hold and tokenizes only their games
+(a game that cannot be tokenized is quarantined, so it never lands without tokens); each downstream
+ingested_* asset (assets/ingested_model.py) refreshes the games whose inputs changed.
 """
 
 import dagster as dg
@@ -11,11 +13,12 @@ import polars as pl
 
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.ingest import QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, problem_lines, read_trajectories
-from jbag_pipeline.ingest_store import GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, write_batch
+from jbag_pipeline.ingest_store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
+                                        write_batch)
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.selfplay import GAMES_SCHEMA, STATES_SCHEMA
 
-INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
+INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
 
 
 class IngestConfig(dg.Config):
@@ -37,6 +40,9 @@ def empty_batch() -> IngestBatch:
                      description="Games read from outside trajectory files (selfplay_games columns), per game."),
         dg.AssetSpec(STATES_TABLE, group_name="ingest",
                      description="Their recorded states as JSON text (selfplay_states columns), per game."),
+        dg.AssetSpec(TOKENS_TABLE, group_name="ingest",
+                     description="Token counts of every ingested state (the game's ingest mode, positive-integer "
+                                 "rule on), computed once when the state is ingested."),
         dg.AssetSpec(SOURCES_TABLE, group_name="ingest",
                      description="Where each ingested game came from: file, first line, format, token mode."),
         dg.AssetSpec(QUARANTINE_TABLE, group_name="ingest",
@@ -50,8 +56,8 @@ def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, sett
     batch = read_trajectories(paths, game=config.game, mode=config.mode) if paths else empty_batch()
     summary = write_batch(root, batch)
     problems = problem_lines(summary.quarantined)
-    for line in problems:
-        context.log.warning(f"quarantined: {line}")
+    for line in problems:  # info: the event log keeps them; `jbag ingest` prints them once itself
+        context.log.info(f"quarantined: {line}")
     per_game = pl.DataFrame({"game": list(summary.games), "games": list(summary.games.values()),
                              "states": [summary.states[g] for g in summary.games]},
                             schema={"game": pl.String, "games": pl.Int64, "states": pl.Int64})
@@ -60,6 +66,7 @@ def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, sett
         "games_removed": summary.removed, "per_game": preview(per_game, 50),
     })
     yield dg.MaterializeResult(asset_key=STATES_TABLE, metadata={"states_written": int(per_game["states"].sum())})
+    yield dg.MaterializeResult(asset_key=TOKENS_TABLE, metadata={"token_rows_written": summary.tokens})
     yield dg.MaterializeResult(asset_key=SOURCES_TABLE, metadata={"preview": preview(batch.sources)})
     yield dg.MaterializeResult(asset_key=QUARANTINE_TABLE, metadata={
         "quarantined": len(summary.quarantined),

@@ -166,9 +166,10 @@ def test_wrong_top_level_types(tmp_path):
     assert only_problem(batch, obj)[1].startswith("the top-level value is an object; a .json trajectory must be")
     assert only_problem(batch, scalars) == (1, "expected a state object, got a number")
     rows = batch.quarantine.filter(pl.col("file") == str(lines)).select("line_or_index", "reason").rows()
-    assert rows == [(1, "expected a JSON object, got an array"),
+    untold = " (the line's game cannot be told, so no game of this file is ingested)"
+    assert rows == [(1, "expected a JSON object, got an array" + untold),
                     (2, "the state of game_id 8 is an array, expected an object (game_id 8 is not ingested)"),
-                    (3, "no game id: the line has none of the members ['game_id', 'gameId', 'gameID']")]
+                    (3, "no game id: the line has none of the members ['game_id', 'gameId', 'gameID']" + untold)]
 
 
 def test_non_utf8_bytes(tmp_path):
@@ -224,7 +225,8 @@ def test_a_state_nested_10000_deep_is_quarantined_without_recursion_error(tmp_pa
     assert batch.sources.select("game_id", "file").rows() == [(7, str(good))]
     reason = "nested deeper than 500 levels"  # line 3: JSON in a string, which the tokenizer would parse too
     assert batch.quarantine.select("file", "line_or_index", "reason").rows() == [
-        (str(array), 0, reason), (str(lines), 1, reason), (str(lines), 2, reason),
+        (str(array), 0, reason), (str(lines), 1, reason + " (game_id 1 is not ingested)"),
+        (str(lines), 2, reason + " (game_id 2 is not ingested)"),
         (str(lines), 3, reason + " (game_id 3 is not ingested)")]
 
 
@@ -252,30 +254,33 @@ def test_lists_nested_too_deep_for_mode_both(tmp_path):
     assert read_trajectories([path], mode="ordered").games["game_id"].to_list() == [1]
 
 
-def test_numbers_beyond_64_bits_are_kept_exact_and_tokenized_exactly(tmp_path):
-    docs = [{"nPlayers": 2, "big": BIG, "neg": -BIG, "list": [BIG, 1.5]},
-            {"nPlayers": 2, "big": BIG + 1, "playerResults": ["WIN_GAME", "LOSE_GAME"]}]
+def test_numbers_beyond_64_bits_quarantine_their_game_with_file_and_position(tmp_path):
+    docs = [{"nPlayers": 2, "list": [1, 1.5]},
+            {"nPlayers": 2, "deep": {"a": [0, -BIG]}, "playerResults": ["WIN_GAME", "LOSE_GAME"]}]
     array = write_json(tmp_path / "nim" / "big-1.json", [])
     array.write_text(json.dumps(docs))
     lines = tmp_path / "nim" / "big.jsonl"
     lines.write_text("".join(json.dumps({"game_id": 2, "state": d}) + "\n" for d in docs)
+                     + "".join(json.dumps({"game_id": 3, "state": d}) + "\n" for d in docs[:1])
                      + json.dumps({"game_id": BIG, "state": docs[0]}) + "\n")
-    batch = read_trajectories([array, lines])
-    assert batch.games["game_id"].to_list() == [1, 2]
-    assert only_problem(batch, lines) == (3, f"game_id {BIG} does not fit in 64 bits")
-    for doc in batch.states.filter(pl.col("state_idx") == 0)["doc"]:
-        assert str(BIG) in doc
-        tokens = tokenize_state(parse_json(doc), num_suffix=True)
-        assert tokens[f".big.{BIG}"] == 1 and tokens[".big"] == BIG and tokens[f".neg.{-BIG}"] == 1
-        assert tokens[f".list[0].{BIG}"] == 1 and tokens[".list.1.5"] == 1
+    huge = write_json(tmp_path / "nim" / "huge-4.json", [])
+    huge.write_text('[{"nPlayers": 1, "x": ' + "9" * 5000 + "}]")  # beyond what int() converts by default
+    batch = read_trajectories([array, lines, huge])
+    assert batch.sources.select("game_id", "file").rows() == [(3, str(lines))]  # the games that fit still land
+    reason = f"the integer {-BIG} does not fit in 64 bits"
+    assert batch.quarantine.select("file", "line_or_index", "reason").rows() == [
+        (str(array), 1, reason), (str(lines), 2, f"{reason} (game_id 2 is not ingested)"),
+        (str(lines), 4, f"game_id {BIG} does not fit in 64 bits (game_id {BIG} is not ingested)"),
+        (str(huge), 0, "an integer of thousands of digits does not fit in 64 bits")]
+    assert not batch.states["doc"].str.contains(str(BIG)).any()
 
 
-def test_state_tokens_table_keeps_numbers_beyond_64_bits(tmp_path):
+def test_state_tokens_table_keeps_numbers_beyond_64_bits():
     from jbag_pipeline.state_tokens import tokenize_states
 
-    path = write_json(tmp_path / "nim" / "big-1.json", [])
-    path.write_text(json.dumps([{"nPlayers": 1, "big": BIG, "neg": -BIG}]))
-    tokens = tokenize_states(read_trajectories([path]).states, num_suffix=False)  # a count of BIG needs 97 bits
+    states = pl.DataFrame({"game": ["nim"], "game_id": [1], "state_idx": [0],
+                           "doc": [json.dumps({"nPlayers": 1, "big": BIG, "neg": -BIG})]})
+    tokens = tokenize_states(states, num_suffix=False)  # a count of BIG needs 97 bits
     assert {f".big.{BIG}", f".neg.{-BIG}"} <= set(tokens["token"].to_list())
 
 
@@ -290,7 +295,7 @@ def test_not_json_values_and_bad_outcomes(tmp_path):
     batch = read_trajectories([nan, nan_big, no_players, bad_results])
     assert batch.games.is_empty()
     assert only_problem(batch, nan) == (0, "invalid JSON: NaN is not a JSON number")
-    assert only_problem(batch, nan_big) == (1, "invalid JSON: Infinity is not a JSON number")
+    assert only_problem(batch, nan_big) == (1, "invalid JSON: Infinity is not a JSON number (game_id 4 is not ingested)")
     assert only_problem(batch, no_players) == (
         0, "cannot tell the number of players: the last state has neither nPlayers nor playerResults")
     assert only_problem(batch, bad_results) == (0, "playerResults of the last state has 1 entries for 2 players")

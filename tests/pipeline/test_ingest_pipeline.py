@@ -163,7 +163,7 @@ def test_cli_ingest_exit_codes_and_messages(tmp_path, monkeypatch, capsys):
     good = game_file(tmp_path / "in" / "nim-1.json")
     bad = tmp_path / "in" / "nim-2.json"
     bad.write_text('{"not": "an array"}')
-    assert main(["ingest", str(tmp_path / "in"), "--data-dir", str(root), "--mode", "unordered"]) == 1
+    assert main(["ingest", str(tmp_path / "in"), "--data-dir", str(root), "--mode", "unordered"]) == 3
     captured = capsys.readouterr()
     assert "jbag ingest: nim: 1 games, 3 states" in captured.out  # the good file landed
     assert f"jbag ingest: quarantined: {bad}: the top-level value is an object" in captured.err
