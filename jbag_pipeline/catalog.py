@@ -11,9 +11,10 @@ the UI's single-partition materialisations) to know which run's files to read; p
 they are.
 
 A mix is also detected and refused when a catalog is built over an unfinished run's leftovers (by
-`jbag ingest`, `--select catalog` or the UI): lake.write_table stamps each file with its run's preset and
-seed, and a game partition whose stamp differs from that game's selfplay_games partition is withheld from the
-views (returned in Publication.withheld and failing the catalog's check) until it is re-materialised.
+`jbag ingest`, `--select catalog` or the UI): lake.write_table stamps each file with its lineage (per game,
+the preset and seed of the self-play it was built from), and a partition whose lineage differs, for some
+game, from that game's selfplay_games partition is withheld from the views (returned in
+Publication.withheld and failing the catalog's check) until it is re-materialised.
 
 The views name files as getvariable('jbag_data_dir') || '/lake/...' (falling back to the data directory the
 catalog was built in), and `bind_data_dir` sets that variable to wherever the catalog is opened from, so a
@@ -68,7 +69,7 @@ VIEWS: dict[str, str] = {
     "quarantine": "ingest_quarantine",
 }
 
-SEED_ROOT = "selfplay_games"  # every other seeded game partition must share its game's generation
+SEED_ROOT = "selfplay_games"  # what every seeded file's lineage must agree with, game by game
 DATA_DIR_VARIABLE = "jbag_data_dir"
 PUBLISHED = ".published"  # under the lake, so a sandbox that may read only the lake can read the views' files
 PUBLISHED_FILE = "part.published"  # not *.parquet: globs over the live lake never see published links
@@ -120,25 +121,28 @@ def partition_of(root: Path, path: Path) -> dict[str, str]:
 
 
 def withheld_partitions(root: Path, tables: dict[str, list[Path]]) -> dict[str, str]:
-    """Game partitions stamped with another generation than their game's selfplay_games partition."""
-    reference = {partition_of(root, f).get("game"): lake.read_generation(f) for f in tables.get(SEED_ROOT, [])}
+    """Seeded partitions whose lineage names, for some game, another generation than that game's selfplay_games."""
+    reference = {}
+    for f in tables.get(SEED_ROOT, []):
+        game = partition_of(root, f).get("game")
+        reference[game] = lake.read_lineage(f).get(game)
     withheld = {}
     for table, files in tables.items():
-        if table == SEED_ROOT or table.startswith("ingest"):  # ingested tables come from files, not from a seed
+        if table == SEED_ROOT or table.startswith(lake.UNSEEDED_PREFIX):
             continue
         for f in files:
-            game = partition_of(root, f).get("game")
-            expected = reference.get(game)
-            found = lake.read_generation(f) if expected else None
-            if expected and found and found != expected:
-                withheld[f.parent.relative_to(lake.lake_dir(root)).as_posix()] = (
-                    f"written by a run with {_describe(found)}, but {SEED_ROOT} of {game} by one with "
-                    f"{_describe(expected)}; re-materialise {table} for {game}")
+            for game, generations in sorted(lake.read_lineage(f).items()):
+                expected = reference.get(game)
+                if expected and generations != expected:
+                    withheld[f.parent.relative_to(lake.lake_dir(root)).as_posix()] = (
+                        f"built from {game}'s self-play of {_describe(generations)}, but {SEED_ROOT} of {game} is "
+                        f"now of {_describe(expected)}; re-materialise {table}")
+                    break
     return withheld
 
 
-def _describe(generation: dict) -> str:
-    return ", ".join(f"{key} {value}" for key, value in sorted(generation.items()))
+def _describe(generations: list[dict]) -> str:
+    return " and ".join(f"preset {g.get('preset')} seed {g.get('seed')}" for g in generations)
 
 
 def publish(root: Path) -> Publication:

@@ -5,9 +5,11 @@ A write goes to a temporary file in the same folder and is renamed over the old 
 old partition or the new one, never half of either. Files are created 0666 less the umask (as any tool's
 output), not mkstemp's 0600, so the group can read a shared lake.
 
-A file written inside a Dagster step carries its generation (the run's preset and effective seed) in its
-Parquet key-value metadata, so the catalog can tell a partition left over from another run (see catalog.py).
-The stamp depends only on preset and seed, so the same preset and seed still give byte-identical files.
+A file written inside a Dagster step carries its lineage in its Parquet key-value metadata: per game, the
+generations (preset and effective seed) of the self-play it derives from: those recorded in the seeded lake
+files the step read, plus its own run's for a game partition. So the catalog can tell a table built from
+another run's upstream (see catalog.py). Lineage depends only on preset and seed, so the same preset and seed
+still give byte-identical files.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import polars as pl
 
 DEFAULT_DATA_DIR = "data"
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.\-]+$")
-GENERATION_KEY = "jbag.generation"  # Parquet key-value metadata: {"preset": ..., "seed": ...} of the writing run
+LINEAGE_KEY = "jbag.lineage"  # Parquet key-value metadata: {game: [{"preset": ..., "seed": ...}, ...]}
+UNSEEDED_PREFIX = "ingest"  # ingested_* and ingest_quarantine come from outside files, not from a seed
+_step_reads: dict = {"step": None, "tables": {}}  # table -> lineage of what the running Dagster step has read
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
@@ -64,8 +68,8 @@ def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, s
     tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as for any new file
     try:
-        generation = current_generation()
-        metadata = {GENERATION_KEY: json.dumps(generation, sort_keys=True)} if generation else None
+        lineage = lineage_of_write(table, partition)
+        metadata = {LINEAGE_KEY: json.dumps(lineage, sort_keys=True)} if lineage else None
         df.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
@@ -82,30 +86,71 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
         path = partition_path(root, table, partition)
         if not path.exists():
             raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
+        _note_read(table, path)
         return pl.read_parquet(path)
     files = sorted((lake_dir(root) / table).glob("**/part.parquet"))
     if not files:
         raise FileNotFoundError(f"table {table!r} has no data under {lake_dir(root)}; materialise it first")
+    for f in files:
+        _note_read(table, f)
     return pl.concat([pl.read_parquet(f) for f in files], how="vertical_relaxed")
 
 
-def current_generation() -> dict | None:
-    """{"preset", "seed"} of the Dagster step running now (from its `settings` resource), else None."""
+def _current_step():
+    """(step id, generation) of the Dagster step running now, or None outside one (tests, scripts)."""
     if "dagster" not in sys.modules:  # not inside a Dagster run; importing it here would cost seconds
         return None
     import dagster as dg
 
     try:
-        settings = getattr(dg.OpExecutionContext.get().resources, "settings", None)
-    except dg.DagsterInvariantViolationError:  # no step in scope: a plain call (tests, scripts)
+        context = dg.OpExecutionContext.get()
+    except dg.DagsterInvariantViolationError:
         return None
+    settings = getattr(context.resources, "settings", None)
     if settings is None or not hasattr(settings, "get_preset"):
         return None
     preset = settings.get_preset()
-    return {"preset": preset.name, "seed": preset.seed}
+    return (context.run_id, context.op.name), {"preset": preset.name, "seed": preset.seed}
 
 
-def read_generation(path: Path) -> dict | None:
-    """The generation stamped in one lake file, or None when it has none."""
-    value = pl.read_parquet_metadata(path).get(GENERATION_KEY)
-    return json.loads(value) if value else None
+def _reads_of(step) -> dict[str, dict]:
+    """table -> lineage read so far by `step`; a new step starts from nothing."""
+    if _step_reads["step"] != step:
+        _step_reads.update(step=step, tables={})
+    return _step_reads["tables"]
+
+
+def _note_read(table: str, path: Path) -> None:
+    current = _current_step()
+    if current is None or table.startswith(UNSEEDED_PREFIX):
+        return
+    _merge(_reads_of(current[0]).setdefault(table, {}), read_lineage(path))
+
+
+def lineage_of_write(table: str, partition: dict[str, str] | None) -> dict[str, list[dict]]:
+    """Lineage to stamp on a file the running step writes: what it read from other tables, plus its own run for
+    its game."""
+    current = _current_step()
+    if current is None or table.startswith(UNSEEDED_PREFIX):
+        return {}
+    step, generation = current
+    lineage: dict[str, list[dict]] = {}
+    for source, read in _reads_of(step).items():
+        if source != table:  # a table's own earlier partitions are not its upstream
+            _merge(lineage, read)
+    if partition and "game" in partition:
+        _merge(lineage, {partition["game"]: [generation]})
+    return lineage
+
+
+def _merge(into: dict[str, list[dict]], lineage: dict[str, list[dict]]) -> None:
+    for game, generations in lineage.items():
+        known = into.setdefault(game, [])
+        known.extend(g for g in generations if g not in known)
+        known.sort(key=lambda g: json.dumps(g, sort_keys=True))
+
+
+def read_lineage(path: Path) -> dict[str, list[dict]]:
+    """The lineage stamped in one lake file ({} when it has none)."""
+    value = pl.read_parquet_metadata(path).get(LINEAGE_KEY)
+    return json.loads(value) if value else {}

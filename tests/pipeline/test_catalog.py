@@ -67,33 +67,54 @@ def fake_tokens(context: dg.AssetExecutionContext, settings: JbagSettings) -> No
                      {"game": game})
 
 
+@dg.asset(deps=[fake_tokens])
+def fake_summary(settings: JbagSettings) -> None:
+    tokens = lake.read_table(settings.root(), "state_tokens")
+    lake.write_table(tokens.group_by("game").len().sort("game"), settings.root(), "evaluation_summary")
+
+
 def materialize(assets, root: Path, seed: int, game: str | None = None) -> dg.ExecuteInProcessResult:
     return dg.materialize(assets, partition_key=game, instance=dg.DagsterInstance.ephemeral(),
                           resources={"settings": JbagSettings(preset="smoke", seed=seed, data_dir=str(root))})
 
 
-def test_a_game_partition_of_another_run_is_withheld_and_the_check_fails(tmp_path):
+def test_partitions_built_from_another_runs_self_play_are_withheld_and_the_check_fails(tmp_path):
     for game in ("a", "b"):
         materialize([fake_selfplay, fake_tokens], tmp_path, seed=0, game=game)
-    assert lake.read_generation(lake.partition_path(tmp_path, "state_tokens", {"game": "a"})) == \
-        {"preset": "smoke", "seed": 0}
-    materialize([fake_selfplay], tmp_path, seed=1, game="a")  # killed before its tokens: seed-0 tokens remain for a
+    materialize([fake_summary], tmp_path, seed=0)
+    seed0 = {"preset": "smoke", "seed": 0}
+    assert lake.read_lineage(lake.partition_path(tmp_path, "state_tokens", {"game": "a"})) == {"a": [seed0]}
+    assert lake.read_lineage(lake.partition_path(tmp_path, "evaluation_summary")) == {"a": [seed0], "b": [seed0]}
+    materialize([fake_selfplay], tmp_path, seed=1, game="a")  # killed here: a's tokens and the summary are seed 0's
 
     result = materialize([catalog_asset], tmp_path, seed=1)
     (check,) = result.get_asset_check_evaluations()
-    assert not check.passed and "state_tokens/game=a" in check.metadata["withheld"].value
-    assert "re-materialise state_tokens for a" in check.metadata["withheld"].value
-    assert publish(tmp_path).withheld.keys() == {"state_tokens/game=a"}
+    withheld = check.metadata["withheld"].value
+    assert not check.passed and "state_tokens/game=a" in withheld and "evaluation_summary/all" in withheld
+    assert ("built from a's self-play of preset smoke seed 0, but selfplay_games of a is now of preset smoke seed 1; "
+            "re-materialise state_tokens") in withheld
+    assert publish(tmp_path).withheld.keys() == {"state_tokens/game=a", "evaluation_summary/all"}
     # one generation per game in every view: a shows seed 1's games and no tokens, b seed 0 throughout
     assert query(tmp_path, "SELECT game, game_id FROM games ORDER BY ALL") == [("a", 10), ("a", 11), ("b", 0), ("b", 1)]
     assert query(tmp_path, "SELECT DISTINCT game, game_id FROM tokens ORDER BY ALL") == [("b", 0), ("b", 1)]
+    assert query(tmp_path, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'evaluation_summary'") == [(0,)]
 
-    materialize([fake_tokens], tmp_path, seed=1, game="a")  # the re-materialisation the message asks for
+    materialize([fake_tokens], tmp_path, seed=1, game="a")  # the re-materialisations the messages ask for
+    materialize([fake_summary], tmp_path, seed=1)
     assert publish(tmp_path).withheld == {}
     assert query(tmp_path, "SELECT DISTINCT game, game_id FROM tokens ORDER BY ALL") == \
         [("a", 10), ("a", 11), ("b", 0), ("b", 1)]
+    assert query(tmp_path, "SELECT game, len FROM evaluation_summary ORDER BY game") == [("a", 2), ("b", 2)]
     (check,) = materialize([catalog_asset], tmp_path, seed=1).get_asset_check_evaluations()
     assert check.passed
+
+
+def test_files_written_outside_a_dagster_step_carry_no_lineage_and_are_published(tmp_path):
+    lake.write_table(games("a", [1]), tmp_path, "selfplay_games", {"game": "a"})
+    lake.write_table(games("a", [1]), tmp_path, "state_tokens", {"game": "a"})
+    assert lake.read_lineage(lake.partition_path(tmp_path, "state_tokens", {"game": "a"})) == {}
+    assert publish(tmp_path).withheld == {}
+    assert query(tmp_path, "SELECT count(*) FROM tokens") == [(1,)]
 
 
 def jbag_sql(root: Path, sql: str) -> subprocess.CompletedProcess:
