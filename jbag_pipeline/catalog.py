@@ -4,8 +4,8 @@ A run's outputs become visible together. Assets replace lake partitions one by o
 two assets leaves, say, states of seed 1 beside tokens of seed 0; views over the live files would show that
 mix. So the views never name live files: building the catalog (the last step of every run, and of every
 ingest) publishes the lake. Each partition file is hard-linked into a fresh folder lake/.published/<id>/
-(no data is copied, and a link keeps the file's content when the next atomic write renames a new file over
-the live one), and the views name exactly those files. A killed or failed run leaves the previous publication
+(no data is copied, and a link keeps the file's content when the next write renames a new file over the
+live one; lake files are never edited in place), and the views name exactly those files. A killed or failed run leaves the previous publication
 and its views as they were. Run-scoped write locations would do the same but need every asset (about 20, and
 the UI's single-partition materialisations) to know which run's files to read; publication leaves them as
 they are.

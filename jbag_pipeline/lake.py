@@ -124,7 +124,11 @@ def _note_read(table: str, path: Path) -> None:
     current = _current_step()
     if current is None or table.startswith(UNSEEDED_PREFIX):
         return
-    _merge(_reads_of(current[0]).setdefault(table, {}), read_lineage(path))
+    try:
+        lineage = read_lineage(path)
+    except ValueError:  # an unreadable file: the read that follows reports it
+        return
+    _merge(_reads_of(current[0]).setdefault(table, {}), lineage)
 
 
 def lineage_of_write(table: str, partition: dict[str, str] | None) -> dict[str, list[dict]]:
@@ -152,5 +156,9 @@ def _merge(into: dict[str, list[dict]], lineage: dict[str, list[dict]]) -> None:
 
 def read_lineage(path: Path) -> dict[str, list[dict]]:
     """The lineage stamped in one lake file ({} when it has none)."""
-    value = pl.read_parquet_metadata(path).get(LINEAGE_KEY)
+    try:
+        value = pl.read_parquet_metadata(path).get(LINEAGE_KEY)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise ValueError(f"{path} is not a readable Parquet file ({str(exc).strip().splitlines()[0]}); "
+                         "re-materialise the asset that writes it") from None
     return json.loads(value) if value else {}

@@ -158,3 +158,16 @@ def test_lake_and_catalog_files_follow_the_umask(tmp_path, umask, mode):
     assert path.stat().st_mode & 0o777 == mode
     assert (folder / "selfplay_games" / "game=a" / PUBLISHED_FILE).stat().st_mode & 0o777 == mode
     assert (tmp_path / "jbag.duckdb").stat().st_mode & 0o777 == mode
+
+
+def test_a_truncated_lake_file_stops_the_catalog_with_its_name_and_keeps_the_old_views(tmp_path):
+    path = lake.write_table(games("a", [1]), tmp_path, "selfplay_games", {"game": "a"})
+    build_catalog(tmp_path)
+    before = (tmp_path / "jbag.duckdb").read_bytes()
+    truncated = path.with_name("truncated")
+    truncated.write_bytes(path.read_bytes()[:20])
+    os.replace(truncated, path)  # a new file, as every lake write is: the published link keeps the old one
+    with pytest.raises(ValueError, match=r"selfplay_games/game=a/part.parquet is not a readable Parquet file"):
+        build_catalog(tmp_path)
+    assert (tmp_path / "jbag.duckdb").read_bytes() == before
+    assert query(tmp_path, "SELECT game_id FROM games") == [(1,)]
