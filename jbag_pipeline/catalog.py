@@ -114,17 +114,18 @@ def live_files(root: Path, table: str) -> list[Path]:
     return sorted((lake.lake_dir(root) / table).glob("**/part.parquet"))
 
 
-def partition_of(root: Path, path: Path) -> dict[str, str]:
-    """The partition values of a live lake file, from its key=value folders."""
-    folders = path.relative_to(lake.lake_dir(root)).parts[1:-1]
+def partition_of(base: Path, path: Path) -> dict[str, str]:
+    """The partition values of a file under `base` (<base>/<table>/key=value/.../file), from its folders."""
+    folders = path.relative_to(base).parts[1:-1]
     return dict(part.split("=", 1) for part in folders if "=" in part)
 
 
-def withheld_partitions(root: Path, tables: dict[str, list[Path]]) -> dict[str, str]:
-    """Seeded partitions whose lineage names, for some game, another generation than that game's selfplay_games."""
+def withheld_partitions(base: Path, tables: dict[str, list[Path]]) -> dict[str, str]:
+    """Seeded partitions (files under `base`, by table) whose lineage names, for some game, another generation
+    than that game's selfplay_games partition; partition folder relative to `base` -> why."""
     reference = {}
     for f in tables.get(SEED_ROOT, []):
-        game = partition_of(root, f).get("game")
+        game = partition_of(base, f).get("game")
         reference[game] = lake.read_lineage(f).get(game)
     withheld = {}
     for table, files in tables.items():
@@ -134,7 +135,7 @@ def withheld_partitions(root: Path, tables: dict[str, list[Path]]) -> dict[str, 
             for game, generations in sorted(lake.read_lineage(f).items()):
                 expected = reference.get(game)
                 if expected and generations != expected:
-                    withheld[f.parent.relative_to(lake.lake_dir(root)).as_posix()] = (
+                    withheld[f.parent.relative_to(base).as_posix()] = (
                         f"built from {game}'s self-play of {_describe(generations)}, but {SEED_ROOT} of {game} is "
                         f"now of {_describe(expected)}; re-materialise {table}")
                     break
@@ -148,25 +149,33 @@ def _describe(generations: list[dict]) -> str:
 def publish(root: Path) -> Publication:
     """Publish every consistent lake partition and point a new <root>/jbag.duckdb at it (see the module docstring)."""
     root = Path(root).resolve()
-    tables = {table: files for table in dict.fromkeys(VIEWS.values()) if (files := live_files(root, table))}
-    withheld = withheld_partitions(root, tables)
     root.mkdir(parents=True, exist_ok=True)
-    published_dir(root).mkdir(parents=True, exist_ok=True)
     folder = published_dir(root) / f"{time.time_ns():020d}-{secrets.token_hex(4)}"
     linked: dict[str, list[Path]] = {}
-    for table, files in tables.items():
-        for f in files:
-            relative = f.parent.relative_to(lake.lake_dir(root))
-            if relative.as_posix() in withheld:
-                continue
-            target = folder / relative / PUBLISHED_FILE
+    sources: dict[Path, Path] = {}  # published link -> live file
+    for table in dict.fromkeys(VIEWS.values()):
+        for f in live_files(root, table):
+            target = folder / f.parent.relative_to(lake.lake_dir(root)) / PUBLISHED_FILE
             target.parent.mkdir(parents=True, exist_ok=True)
-            _link_or_copy(f, target)
+            try:
+                _link_or_copy(f, target)
+            except FileNotFoundError:  # removed since it was listed (an ingest emptied the partition)
+                continue
             linked.setdefault(table, []).append(target)
-    views = {view: table for view, table in VIEWS.items() if table in linked}
+            sources[target] = f
+    try:
+        withheld = withheld_partitions(folder, linked)  # checked on the very files published, not the live ones
+    except lake.UnreadableFile as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise lake.UnreadableFile(sources.get(exc.path, exc.path), exc.reason) from None
+    for table, files in linked.items():
+        files[:] = [f for f in files if f.parent.relative_to(folder).as_posix() not in withheld]
+    for partition in withheld:
+        shutil.rmtree(folder / partition)
+    views = {view: table for view, table in VIEWS.items() if linked.get(table)}
     _write_catalog(root, {view: view_sql(root, view, linked[table]) for view, table in views.items()})
     _drop_old_publications(root, folder)
-    return Publication(views=views, folder=folder if linked else None, withheld=withheld)
+    return Publication(views=views, folder=folder if views else None, withheld=withheld)
 
 
 def build_catalog(root: Path) -> dict[str, str]:
@@ -177,6 +186,8 @@ def build_catalog(root: Path) -> dict[str, str]:
 def _link_or_copy(source: Path, target: Path) -> None:
     try:
         os.link(source, target)
+    except FileNotFoundError:
+        raise
     except OSError:  # a file system without hard links: a copy is slower but just as consistent
         shutil.copy2(source, target)
 
@@ -202,6 +213,8 @@ def _write_catalog(root: Path, statements: dict[str, str]) -> None:
 
 def _drop_old_publications(root: Path, current: Path) -> None:
     """Remove publications older than the KEPT_PUBLICATIONS newest up to `current` (newer ones are being built)."""
+    if not published_dir(root).is_dir():
+        return
     older = sorted(p for p in published_dir(root).iterdir() if p.is_dir() and p.name <= current.name)
     for folder in older[:-KEPT_PUBLICATIONS]:
         shutil.rmtree(folder, ignore_errors=True)

@@ -96,6 +96,14 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
     return pl.concat([pl.read_parquet(f) for f in files], how="vertical_relaxed")
 
 
+class UnreadableFile(ValueError):
+    """A lake file that is not readable Parquet (truncated, corrupt)."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path} is not a readable Parquet file ({reason}); re-materialise the asset that writes it")
+        self.path, self.reason = path, reason
+
+
 def _current_step():
     """(step id, generation) of the Dagster step running now, or None outside one (tests, scripts)."""
     if "dagster" not in sys.modules:  # not inside a Dagster run; importing it here would cost seconds
@@ -126,7 +134,7 @@ def _note_read(table: str, path: Path) -> None:
         return
     try:
         lineage = read_lineage(path)
-    except ValueError:  # an unreadable file: the read that follows reports it
+    except UnreadableFile:  # the read that follows reports it
         return
     _merge(_reads_of(current[0]).setdefault(table, {}), lineage)
 
@@ -159,6 +167,5 @@ def read_lineage(path: Path) -> dict[str, list[dict]]:
     try:
         value = pl.read_parquet_metadata(path).get(LINEAGE_KEY)
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise ValueError(f"{path} is not a readable Parquet file ({str(exc).strip().splitlines()[0]}); "
-                         "re-materialise the asset that writes it") from None
+        raise UnreadableFile(Path(path), str(exc).strip().splitlines()[0]) from None
     return json.loads(value) if value else {}

@@ -171,3 +171,14 @@ def test_a_truncated_lake_file_stops_the_catalog_with_its_name_and_keeps_the_old
         build_catalog(tmp_path)
     assert (tmp_path / "jbag.duckdb").read_bytes() == before
     assert query(tmp_path, "SELECT game_id FROM games") == [(1,)]
+    assert list(published_dir(tmp_path).iterdir()) == [publish_folder_of(tmp_path)]  # no half-built publication
+
+
+def publish_folder_of(root: Path) -> Path:
+    """The publication the catalog's views read."""
+    con = open_catalog(root)
+    try:
+        (sql,) = run_query(con, "SELECT sql FROM duckdb_views() WHERE view_name = 'games'")[1][0]
+    finally:
+        con.close()
+    return next(p for p in published_dir(root).iterdir() if p.name in sql)
