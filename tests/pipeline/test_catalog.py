@@ -121,12 +121,8 @@ def jbag_sql(root: Path, sql: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "JBAG_DATA_DIR"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
     return subprocess.run([sys.executable, "-m", "jbag_pipeline.cli", "sql", sql, "--format", "csv",
-                           "--data-dir", str(root)], cwd=tmp_cwd(root), env=env, capture_output=True, text=True,
-                          timeout=120)
-
-
-def tmp_cwd(root: Path) -> Path:
-    return root.parent  # not the repository, so nothing can resolve against the original location
+                           "--data-dir", str(root)], cwd=root.parent, env=env, capture_output=True, text=True,
+                          timeout=120)  # cwd: nothing may resolve against the repository or the old location
 
 
 @pytest.mark.parametrize("relocate", ["copy", "move"])
