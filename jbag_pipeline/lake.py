@@ -2,20 +2,32 @@
 
 Layout: <data_dir>/lake/<table>/game=<game>/part.parquet (or <table>/all/part.parquet when unpartitioned).
 A write goes to a temporary file in the same folder and is renamed over the old one, so readers see the
-old partition or the new one, never half of either.
+old partition or the new one, never half of either. Files are created 0666 less the umask (as any tool's
+output), not mkstemp's 0600, so the group can read a shared lake.
+
+A file written inside a Dagster step carries its lineage in its Parquet key-value metadata: per game, the
+generations (preset and effective seed) of the self-play it derives from: those recorded in the seeded lake
+files the step read, plus its own run's for a game partition. So the catalog can tell a table built from
+another run's upstream (see catalog.py). Lineage depends only on preset and seed, so the same preset and seed
+still give byte-identical files.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import tempfile
+import secrets
+import sys
 from pathlib import Path
 
 import polars as pl
 
 DEFAULT_DATA_DIR = "data"
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+LINEAGE_KEY = "jbag.lineage"  # Parquet key-value metadata: {game: [{"preset": ..., "seed": ...}, ...]}
+UNSEEDED_PREFIX = "ingest"  # ingested_* and ingest_quarantine come from outside files, not from a seed
+_step_reads: dict = {"step": None, "tables": {}}  # table -> lineage of what the running Dagster step has read
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
@@ -53,10 +65,12 @@ def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, s
     """Write `df` as the whole of one partition, atomically replacing what was there."""
     target = partition_path(root, table, partition)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".part-", suffix=".parquet.tmp", dir=target.parent)
-    os.close(fd)
+    tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as for any new file
     try:
-        df.write_parquet(tmp, compression="zstd", statistics=True)
+        lineage = lineage_of_write(table, partition)
+        metadata = {LINEAGE_KEY: json.dumps(lineage, sort_keys=True)} if lineage else None
+        df.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
@@ -72,8 +86,86 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
         path = partition_path(root, table, partition)
         if not path.exists():
             raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
+        _note_read(table, path)
         return pl.read_parquet(path)
     files = sorted((lake_dir(root) / table).glob("**/part.parquet"))
     if not files:
         raise FileNotFoundError(f"table {table!r} has no data under {lake_dir(root)}; materialise it first")
+    for f in files:
+        _note_read(table, f)
     return pl.concat([pl.read_parquet(f) for f in files], how="vertical_relaxed")
+
+
+class UnreadableFile(ValueError):
+    """A lake file that is not readable Parquet (truncated, corrupt)."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path} is not a readable Parquet file ({reason}); re-materialise the asset that writes it")
+        self.path, self.reason = path, reason
+
+
+def _current_step():
+    """(step id, generation) of the Dagster step running now, or None outside one (tests, scripts)."""
+    if "dagster" not in sys.modules:  # not inside a Dagster run; importing it here would cost seconds
+        return None
+    import dagster as dg
+
+    try:
+        context = dg.OpExecutionContext.get()
+    except dg.DagsterInvariantViolationError:
+        return None
+    settings = getattr(context.resources, "settings", None)
+    if settings is None or not hasattr(settings, "get_preset"):
+        return None
+    preset = settings.get_preset()
+    return (context.run_id, context.op.name), {"preset": preset.name, "seed": preset.seed}
+
+
+def _reads_of(step) -> dict[str, dict]:
+    """table -> lineage read so far by `step`; a new step starts from nothing."""
+    if _step_reads["step"] != step:
+        _step_reads.update(step=step, tables={})
+    return _step_reads["tables"]
+
+
+def _note_read(table: str, path: Path) -> None:
+    current = _current_step()
+    if current is None or table.startswith(UNSEEDED_PREFIX):
+        return
+    try:
+        lineage = read_lineage(path)
+    except UnreadableFile:  # the read that follows reports it
+        return
+    _merge(_reads_of(current[0]).setdefault(table, {}), lineage)
+
+
+def lineage_of_write(table: str, partition: dict[str, str] | None) -> dict[str, list[dict]]:
+    """Lineage to stamp on a file the running step writes: what it read from other tables, plus its own run for
+    its game."""
+    current = _current_step()
+    if current is None or table.startswith(UNSEEDED_PREFIX):
+        return {}
+    step, generation = current
+    lineage: dict[str, list[dict]] = {}
+    for source, read in _reads_of(step).items():
+        if source != table:  # a table's own earlier partitions are not its upstream
+            _merge(lineage, read)
+    if partition and "game" in partition:
+        _merge(lineage, {partition["game"]: [generation]})
+    return lineage
+
+
+def _merge(into: dict[str, list[dict]], lineage: dict[str, list[dict]]) -> None:
+    for game, generations in lineage.items():
+        known = into.setdefault(game, [])
+        known.extend(g for g in generations if g not in known)
+        known.sort(key=lambda g: json.dumps(g, sort_keys=True))
+
+
+def read_lineage(path: Path) -> dict[str, list[dict]]:
+    """The lineage stamped in one lake file ({} when it has none)."""
+    try:
+        value = pl.read_parquet_metadata(path).get(LINEAGE_KEY)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise UnreadableFile(Path(path), str(exc).strip().splitlines()[0]) from None
+    return json.loads(value) if value else {}

@@ -16,7 +16,7 @@ import duckdb
 import orjson
 
 from jbag_pipeline import lake
-from jbag_pipeline.catalog import catalog_path
+from jbag_pipeline.catalog import bind_data_dir, catalog_path
 
 ALLOWED_STATEMENTS = {"StatementType.SELECT", "StatementType.EXPLAIN"}
 
@@ -32,6 +32,7 @@ def open_catalog(root: Path) -> duckdb.DuckDBPyConnection:
         raise FileNotFoundError(f"no catalog at {path}; run `jbag run` (or materialise the catalog asset) first")
     con = duckdb.connect(str(path), read_only=True,
                          config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    bind_data_dir(con, root)  # the views read the lake beside this catalog, wherever the data directory now is
     allowed = str(lake.lake_dir(root)).replace("'", "''") + "/"
     con.execute(f"SET allowed_directories = ['{allowed}']")
     con.execute("SET enable_external_access = false")

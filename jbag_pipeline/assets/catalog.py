@@ -1,8 +1,8 @@
-"""The catalog asset: DuckDB views over every lake table that exists."""
+"""The catalog asset: publishes the lake and writes DuckDB views over it (see jbag_pipeline/catalog.py)."""
 
 import dagster as dg
 
-from jbag_pipeline.catalog import build_catalog, catalog_path
+from jbag_pipeline.catalog import catalog_path, publish
 from jbag_pipeline.resources import JbagSettings
 
 
@@ -15,13 +15,23 @@ from jbag_pipeline.resources import JbagSettings
                                       "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag",
                                       "ingested_games", "ingested_tokens", "ingested_bags", "ingested_prototypes",
                                       "ingested_classification"],
-          description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).")
+          description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).",
+          check_specs=[dg.AssetCheckSpec("one_generation_per_game", asset="catalog",
+                                         description="no game partition was withheld for coming from another run")])
 def catalog(context: dg.AssetExecutionContext, settings: JbagSettings) -> dg.MaterializeResult:
     root = settings.root()
-    views = build_catalog(root)
-    listing = "\n".join(f"- `{view}` -> lake table `{table}`" for view, table in views.items())
+    published = publish(root)
+    listing = "\n".join(f"- `{view}` -> lake table `{table}`" for view, table in published.views.items())
+    withheld = "\n".join(f"- `{partition}`: {why}" for partition, why in published.withheld.items())
+    for partition, why in published.withheld.items():
+        context.log.warning(f"catalog: withheld {partition} from the views: {why}")
+    check = dg.AssetCheckResult(check_name="one_generation_per_game", passed=not published.withheld,
+                                severity=dg.AssetCheckSeverity.WARN,
+                                metadata={"withheld": dg.MetadataValue.md(withheld or "*(none)*")})
     return dg.MaterializeResult(metadata={
         "path": dg.MetadataValue.path(str(catalog_path(root))),
+        "published": dg.MetadataValue.path(str(published.folder or "")),
         "views": dg.MetadataValue.md(listing or "*(no tables yet)*"),
-        "view_count": len(views),
-    })
+        "view_count": len(published.views),
+        "withheld": dg.MetadataValue.md(withheld or "*(none)*"),
+    }, check_results=[check])

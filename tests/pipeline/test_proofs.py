@@ -26,7 +26,7 @@ import pytest
 from dagster._core.storage.dagster_run import DagsterRun
 
 from jbag_pipeline import lake
-from jbag_pipeline.catalog import VIEWS, build_catalog
+from jbag_pipeline.catalog import VIEWS, build_catalog, published_dir, publish
 from jbag_pipeline.query import open_catalog, run_query
 from jbag_pipeline.runner import PROCESS_TAG, fail_orphaned_runs, process_tag
 
@@ -70,9 +70,9 @@ def parquet_files(root: Path) -> dict[str, bytes]:
 
 
 def copy_data_dir(src: Path, dst: Path) -> Path:
-    """A copy of a data directory (lake, catalog, DAGSTER_HOME); the catalog is rebuilt because views hold paths."""
+    """A copy of a data directory (lake, catalog, DAGSTER_HOME), used as it is: the views resolve the lake beside
+    the catalog they are opened from."""
     shutil.copytree(src, dst)
-    build_catalog(dst)
     return dst
 
 
@@ -194,6 +194,76 @@ def test_run_killed_mid_write_leaves_previous_partitions_and_rerun_succeeds(base
     assert len(killed) == 1 and PROCESS_TAG in killed[0].tags
     assert f"marked Dagster run {killed[0].run_id} failed" in log.read_text()
     assert {run.status for run in instance.get_runs()} == {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE}
+
+
+KILL_POINTS = ("selfplay_states", "trajectory_bags", "evaluation_games", "catalog")  # SIGKILL once this is written
+
+
+def kill_after(proc: subprocess.Popen, root: Path, point: str, timeout: float = RUN_TIMEOUT) -> None:
+    """SIGKILL `proc` as soon as it has replaced a partition of table `point` (or, for "catalog", has started a
+    publication): the run then stops between two assets, or inside the catalog step."""
+    def files() -> set:
+        if point == "catalog":
+            return set(published_dir(root).iterdir()) if published_dir(root).exists() else set()
+        return {(f, f.stat().st_ino) for f in (lake.lake_dir(root) / point).rglob("part.parquet")}
+
+    before, deadline = files(), time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if files() - before:
+                break
+        except FileNotFoundError:  # a file renamed between listing and stat
+            pass
+        time.sleep(0.01)
+    if proc.poll() is not None:
+        pytest.fail(f"{proc.args} ended (exit {proc.returncode}) before it wrote {point}")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def view_rows(root: Path) -> dict[str, set[str]]:
+    """Every catalog view's rows, each as text: view -> set of rows."""
+    con = open_catalog(root)
+    try:
+        views = [name for (name,) in run_query(con, "SELECT view_name FROM duckdb_views() WHERE NOT internal")[1]]
+        return {view: {row for (row,) in run_query(con, f"SELECT t::VARCHAR FROM {view} AS t")[1]} for view in views}
+    finally:
+        con.close()
+
+
+def seeds_shown(rows: dict[str, set[str]], references: dict[int, dict[str, set[str]]]) -> set[int]:
+    """The seeds whose run could have produced every view's rows (each view's rows a subset of that seed's)."""
+    return {seed for seed, reference in references.items()
+            if all(shown <= reference.get(view, set()) for view, shown in rows.items())}
+
+
+@pytest.mark.slow
+def test_runs_killed_between_assets_never_show_a_mix_of_seeds_and_the_rerun_completes(baseline, tmp_path):
+    root = copy_data_dir(baseline, tmp_path / "data")
+    seed1_run = (*SMOKE_RUN, "--seed", "1", "--data-dir", str(root))
+    after_kill, after_rebuild = {}, {}
+    for point in KILL_POINTS:
+        live = parquet_files(root)
+        log = tmp_path / f"kill-{point}.log"
+        kill_after(start_jbag(*seed1_run, log=log), root, point)
+        assert parquet_files(root) != live, f"the run killed after {point} changed nothing"
+        after_kill[point] = view_rows(root)
+        publish(root)  # what `jbag ingest` or `--select catalog` would do next: publish the live, mixed lake
+        after_rebuild[point] = view_rows(root)
+
+    log = tmp_path / "rerun.log"
+    wait_ok(start_jbag(*seed1_run, log=log), log)
+    assert publish(root).withheld == {}
+    references = {0: view_rows(baseline), 1: view_rows(root)}
+    assert references[0]["games"] != references[1]["games"] and references[0]["bags"] != references[1]["bags"]
+    assert sorted(references[1]) == sorted(references[0])  # every view is back after the rerun
+    for point in KILL_POINTS:  # one tic-tac-toe run: every view, summaries included, from one seed
+        assert seeds_shown(after_kill[point], references), f"views mix seeds after the kill at {point}"
+        assert seeds_shown(after_rebuild[point], references), f"views mix seeds after rebuilding at {point}"
+    assert seeds_shown(after_kill["selfplay_states"], references) == {0}  # the previous, complete publication
+    # the killed run's self-play is live, so the rebuilt catalog shows seed 1's games and withholds seed 0's rest
+    assert seeds_shown(after_rebuild["trajectory_bags"], references) == {1}
+    assert after_rebuild["trajectory_bags"]["games"] == references[1]["games"]
 
 
 def test_only_runs_of_dead_processes_on_this_host_are_marked_failed():
