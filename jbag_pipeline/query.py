@@ -1,113 +1,479 @@
 """`jbag sql`: read-only, sandboxed queries over the catalog views.
 
-The catalog is opened read-only (no write lock, so a running materialisation is never blocked); only SELECT
-and EXPLAIN statements run; DuckDB may read files only inside the lake, may not install or load extensions,
-and its configuration is locked so a query cannot undo any of this.
+Read-only by construction, in layers:
+- Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
+  and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else.
+- The queries run on an in-memory DuckDB holding copies of the catalog's views; the catalog file is read once
+  through a short read-only connection and never attached, so neither it nor its WAL is an allowed path.
+- External access is off; the lake is the one allowed directory (DuckDB has no read-only variant of it, hence
+  the parser gate: no statement that runs can write a file). No temp directory, so nothing spills to disk and
+  memory_limit is a hard bound. No extension install/load, no Python replacement scans, configuration locked.
+A query runs in a worker thread; a timeout or Ctrl-C interrupts it through `connection.interrupt()`.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import os
+import re
 import sys
+import threading
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
+from typing import Callable, TextIO
 
 import duckdb
 import orjson
+from rapidfuzz import fuzz, process
 
 from jbag_pipeline import lake
 from jbag_pipeline.catalog import catalog_path
 
-ALLOWED_STATEMENTS = {"StatementType.SELECT", "StatementType.EXPLAIN"}
+MEMORY_LIMIT = "2GB"
+DEFAULT_TIMEOUT = 60.0  # seconds per query
+DEFAULT_MAX_ROWS = 1000  # rows shown in table format
+BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
+FLOAT_DIGITS = 6  # significant digits of a float in table format (csv and json keep full precision)
+_UNKNOWN_TABLE = re.compile(r"Table with name (\S+) does not exist")
 
 
 class QueryRefused(ValueError):
     """A statement the sandbox does not run, or a query DuckDB rejected."""
 
 
-def open_catalog(root: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only, sandboxed connection to <root>/jbag.duckdb."""
+class QueryCancelled(Exception):
+    """The user pressed Ctrl-C while a query ran."""
+
+
+@dataclass(frozen=True)
+class Result:
+    columns: list[str]
+    rows: list[tuple]
+    cut: bool = False  # more rows existed than were fetched
+
+
+def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+    """An in-memory, sandboxed connection holding the views of <root>/jbag.duckdb; nothing it runs can write."""
     path = catalog_path(root)
     if not path.exists():
         raise FileNotFoundError(f"no catalog at {path}; run `jbag run` (or materialise the catalog asset) first")
-    con = duckdb.connect(str(path), read_only=True,
-                         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-    allowed = str(lake.lake_dir(root)).replace("'", "''") + "/"
-    con.execute(f"SET allowed_directories = ['{allowed}']")
-    con.execute("SET enable_external_access = false")
-    con.execute("SET memory_limit = '2GB'")
-    con.execute("SET lock_configuration = true")
+    con = duckdb.connect(config={
+        "autoinstall_known_extensions": False, "autoload_known_extensions": False,
+        "allow_community_extensions": False, "python_enable_replacements": False,
+        "temp_directory": "", "max_temp_directory_size": "0B", "memory_limit": memory_limit,
+    })
+    try:
+        con.execute(f"SET file_search_path = {_sql_string(str(root))}")  # relative view paths resolve in the data dir
+        for view_sql in _catalog_view_sql(path):
+            con.execute(view_sql)
+        con.execute(f"SET allowed_directories = [{_sql_string(str(lake.lake_dir(root)) + '/')}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
-def run_query(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], list[tuple]]:
-    """Run one or more read-only statements; returns the columns and rows of the last one."""
+def _catalog_view_sql(path: Path) -> list[str]:
+    """The CREATE VIEW statements stored in the catalog file, in creation order."""
     try:
-        statements = con.extract_statements(query)
+        catalog = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise QueryRefused(f"SQL error: {_first_line(exc)}") from None
+        raise QueryRefused(f"cannot open the catalog {path}: {_first_line(exc)}") from None
+    try:
+        return [sql for (sql,) in catalog.execute(
+            "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = current_database() ORDER BY view_oid"
+        ).fetchall()]
+    finally:
+        catalog.close()
+
+
+def catalog_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Names of the views a query can use, sorted."""
+    rows = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name").fetchall()
+    return [name for (name,) in rows]
+
+
+# ---- statement classification ----
+
+def check_query(con: duckdb.DuckDBPyConnection, query: str) -> list[duckdb.Statement]:
+    """The statements of `query`, each checked by DuckDB's parser to be a plain query; raises QueryRefused otherwise."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise QueryRefused(f"the query is not valid UTF-8 (undecodable byte at character {exc.start + 1})") from None
+    if "\x00" in query:
+        raise QueryRefused(f"the query contains a NUL byte (at character {query.index(chr(0)) + 1})")
+    statements = _parse(con, query)
     if not statements:
         raise QueryRefused("empty query")
-    for st in statements:
-        if str(st.type) not in ALLOWED_STATEMENTS:
-            kind = str(st.type).removeprefix("StatementType.")
-            raise QueryRefused(f"refused: {kind} statements are not allowed (jbag sql is read-only: SELECT and EXPLAIN only)")
+    for statement in statements:
+        _check_statement(con, statement)
+    return statements
+
+
+def _parse(con: duckdb.DuckDBPyConnection, text: str) -> list[duckdb.Statement]:
     try:
-        for st in statements[:-1]:
-            con.execute(st.query)
-        cursor = con.execute(statements[-1].query)
-        columns = [d[0] for d in cursor.description] if cursor.description else []
-        return columns, cursor.fetchall()
-    except duckdb.Error as exc:
+        statements = con.extract_statements(text)
+    except (duckdb.Error, RuntimeError) as exc:
         raise QueryRefused(f"SQL error: {_first_line(exc)}") from None
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0]
-
-
-def format_rows(columns: list[str], rows: list[tuple], fmt: str) -> str:
-    """Rows as an aligned text table, CSV or JSON (a list of objects)."""
-    if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(rows)
-        return buf.getvalue()
-    if fmt == "json":
-        return orjson.dumps([dict(zip(columns, r)) for r in rows], default=str,
-                            option=orjson.OPT_INDENT_2).decode() + "\n"
-    cells = [[str(c) for c in columns]] + [["NULL" if v is None else str(v) for v in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines) + f"\n({len(rows)} row{'s' if len(rows) != 1 else ''})\n"
-
-
-def run_query_cli(query: str | None, root: Path, fmt: str) -> int:
-    """One query (exit 0, or 1 with a one-line error), or an interactive prompt when `query` is None."""
-    con = open_catalog(root)
-    if query is not None:
+    for statement in statements:
         try:
-            sys.stdout.write(format_rows(*run_query(con, query), fmt))
-            return 0
-        except QueryRefused as exc:
-            print(f"jbag sql: {exc}", file=sys.stderr)
-            return 1
-    print("jbag sql: read-only SQL over the catalog views; end a query with ';', quit with .quit or Ctrl-D")
-    buffer = []
+            statement.type
+        except ValueError as exc:  # the Python client has no StatementType for a few kinds (UPDATE EXTENSIONS)
+            raise QueryRefused(f"refused: a statement kind the client cannot classify ({exc}); "
+                               "jbag sql is read-only: SELECT and EXPLAIN only") from None
+    return statements
+
+
+def _check_statement(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> None:
+    kind = statement.type
+    if kind == duckdb.StatementType.SELECT:
+        return
+    if kind == duckdb.StatementType.EXPLAIN:
+        inner = _parse(con, _explained_text(statement.query))
+        if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
+            inner_kind = inner[0].type.name if len(inner) == 1 else "several"
+            raise QueryRefused(f"refused: EXPLAIN of {inner_kind} statements is not allowed (only EXPLAIN of a query)")
+        return
+    if kind == duckdb.StatementType.MULTI:  # PIVOT without an IN list: DuckDB first creates an ENUM type
+        raise QueryRefused("refused: this PIVOT runs several statements; list its values: PIVOT t ON col IN (...)")
+    raise QueryRefused(f"refused: {kind.name} statements are not allowed (jbag sql is read-only: SELECT and EXPLAIN only)")
+
+
+def _explained_text(explain: str) -> str:
+    """The text of the statement an EXPLAIN explains; refuses EXPLAIN ANALYZE, which executes that statement."""
+    tokens = duckdb.tokenize(explain)  # (start, kind); a token's text runs to the next token's start
+    ends = [start for start, _ in tokens[1:]] + [len(explain)]
+    words = [(explain[start:end].strip(), start) for (start, kind), end in zip(tokens, ends)
+             if kind != duckdb.token_type.comment]
+    rest = words[1:]  # words[0] is EXPLAIN itself
+    if rest and rest[0][0] == "(":  # an options list: EXPLAIN (FORMAT json) ...
+        close = next((i for i, (w, _) in enumerate(rest) if w == ")"), len(rest) - 1)
+        options, rest = rest[1:close], rest[close + 1:]
+        if any(w.upper() in ("ANALYZE", "ANALYSE") for w, _ in options):
+            raise QueryRefused("refused: EXPLAIN ANALYZE executes its statement; use EXPLAIN without ANALYZE")
+    if rest and rest[0][0].upper() in ("ANALYZE", "ANALYSE"):
+        raise QueryRefused("refused: EXPLAIN ANALYZE executes its statement; use EXPLAIN without ANALYZE")
+    if not rest:
+        raise QueryRefused("SQL error: EXPLAIN of nothing")
+    return explain[rest[0][1]:]
+
+
+# ---- execution ----
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str, timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
+    """Run one or more read-only statements; returns the columns and all rows of the last one."""
+    statements = check_query(con, query)
+
+    def work() -> Result:
+        for statement in statements[:-1]:
+            con.execute(statement).fetchall()
+        cursor = con.execute(statements[-1])
+        return Result(_columns(cursor), cursor.fetchall())
+
+    result = guarded(con, work, timeout)
+    return result.columns, result.rows
+
+
+def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
+            stop: threading.Event | None = None):
+    """work() in a worker thread, with the connection interrupted after `timeout` seconds or on Ctrl-C.
+
+    DuckDB errors become QueryRefused (one line); Ctrl-C becomes QueryCancelled. `stop` is set on either, for
+    work that checks it between batches.
+    """
+    stop = stop or threading.Event()
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # carried to the caller's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="jbag-sql-query", daemon=True)
+    worker.start()
+    try:
+        worker.join(timeout)
+    except KeyboardInterrupt:
+        _cancel(con, stop, worker)
+        raise QueryCancelled("query cancelled (Ctrl-C)") from None
+    if worker.is_alive():
+        _cancel(con, stop, worker)
+        raise QueryRefused(f"query cancelled: it ran longer than the {timeout:g} s timeout (--timeout)")
+    error = outcome.get("error")
+    if isinstance(error, duckdb.Error):
+        raise QueryRefused(_explain_error(con, error)) from None
+    if isinstance(error, (BrokenPipeError, KeyboardInterrupt)) or (error is not None and not isinstance(error, Exception)):
+        raise error
+    if error is not None:  # e.g. a value the Python client cannot convert: still one line, never a traceback
+        raise QueryRefused(f"SQL error: {type(error).__name__}: {_first_line(error)}") from None
+    return outcome["value"]
+
+
+def _cancel(con: duckdb.DuckDBPyConnection, stop: threading.Event, worker: threading.Thread) -> None:
+    stop.set()
+    con.interrupt()
+    worker.join(5.0)  # an interrupted query returns within milliseconds; a blocked output write may not
+
+
+def _explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
+    """One line for a DuckDB error; an unknown table names the closest views."""
+    message = _first_line(exc)
+    unknown = _UNKNOWN_TABLE.search(message) if isinstance(exc, duckdb.CatalogException) else None
+    if unknown:
+        name = unknown.group(1).strip('"')
+        views = catalog_views(con)
+        if not views:
+            return f"SQL error: no view named {name}; the catalog has no views yet (run `jbag run` first)"
+        closest = [v for v, _, _ in process.extract(name, views, scorer=fuzz.ratio, limit=3)]
+        return f"SQL error: no view named {name}; closest views: {', '.join(closest)} (.tables or `jbag sql --list` lists all)"
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return f"SQL error: {message} (the query needs more than the {MEMORY_LIMIT} memory limit; aggregate or filter first)"
+    return f"SQL error: {message}"
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _columns(cursor: duckdb.DuckDBPyConnection) -> list[str]:
+    return [d[0] for d in cursor.description] if cursor.description else []
+
+
+# ---- output ----
+
+def format_rows(columns: list[str], rows: list[tuple], fmt: str, cut: bool = False) -> str:
+    """Rows as an aligned text table, CSV or JSON (a list of objects)."""
+    out = io.StringIO()
+    writer = _writer(fmt, out, columns)
+    writer.rows(rows)
+    writer.finish(cut)
+    return out.getvalue()
+
+
+class _Table:
+    """An aligned text table: numbers right-aligned, floats at FLOAT_DIGITS significant digits, NULL shown."""
+
+    def __init__(self, out: TextIO, columns: list[str]):
+        self.out, self.columns, self.buffered = out, columns, []
+
+    def rows(self, rows: list[tuple]) -> None:
+        self.buffered.extend(rows)  # widths need every row; the row cap bounds how many
+
+    def finish(self, cut: bool) -> None:
+        rows, columns = self.buffered, self.columns
+        cells = [[_table_cell(v) for v in r] for r in rows]
+        widths = [max([len(str(c))] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+        numeric = [bool(rows) and all(isinstance(r[i], (int, float, Decimal)) or r[i] is None for r in rows)
+                   for i in range(len(columns))]
+
+        def line(values: list[str]) -> str:
+            return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
+        lines = [line([str(c) for c in columns]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
+        n = len(rows)
+        footer = f"({n} row{'s' if n != 1 else ''})"
+        if cut:
+            footer = (f"(first {n} row{'s' if n != 1 else ''} shown; more rows were cut: raise --max-rows, "
+                      "or use --format csv or json for every row)")
+        self.out.write("\n".join(lines) + "\n" + footer + "\n")
+
+
+class _Csv:
+    def __init__(self, out: TextIO, columns: list[str]):
+        self.writer = csv.writer(out, lineterminator="\n")
+        self.writer.writerow(columns)
+
+    def rows(self, rows: list[tuple]) -> None:
+        self.writer.writerows(rows)
+
+    def finish(self, cut: bool) -> None:
+        pass
+
+
+class _Json:
+    """A JSON list of objects, written one object at a time."""
+
+    def __init__(self, out: TextIO, columns: list[str]):
+        self.out, self.columns, self.first = out, columns, True
+        out.write("[")
+
+    def rows(self, rows: list[tuple]) -> None:
+        for r in rows:
+            item = orjson.dumps(dict(zip(self.columns, r)), default=str, option=orjson.OPT_INDENT_2).decode()
+            self.out.write(("\n" if self.first else ",\n") + "\n".join("  " + s for s in item.splitlines()))
+            self.first = False
+
+    def finish(self, cut: bool) -> None:
+        self.out.write("]\n" if self.first else "\n]\n")
+
+
+def _writer(fmt: str, out: TextIO, columns: list[str]):
+    return {"table": _Table, "csv": _Csv, "json": _Json}[fmt](out, columns)
+
+
+def _table_cell(value) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return format(value, f".{FLOAT_DIGITS}g")
+    return str(value)
+
+
+def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: TextIO,
+                 timeout: float | None = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    """Run `query` and write each statement's result to `out` in batches; table format stops after max_rows rows."""
+    statements = check_query(con, query)
+    stop = threading.Event()
+    cap = max_rows if fmt == "table" and max_rows > 0 else None
+
+    def work() -> None:
+        for i, statement in enumerate(statements):
+            cursor = con.execute(statement)
+            writer = _writer(fmt, out, _columns(cursor))
+            written, cut = 0, False
+            while not stop.is_set():
+                want = BATCH_ROWS if cap is None else min(BATCH_ROWS, cap + 1 - written)
+                batch = cursor.fetchmany(want)
+                if cap is not None and written + len(batch) > cap:
+                    batch, cut = batch[:cap - written], True
+                writer.rows(batch)
+                written += len(batch)
+                if cut or len(batch) < want:
+                    break
+            if stop.is_set():
+                return
+            writer.finish(cut)
+            if i < len(statements) - 1 and fmt == "table":
+                out.write("\n")
+            out.flush()
+
+    guarded(con, work, timeout, stop)
+
+
+# ---- the command ----
+
+def list_views(con: duckdb.DuckDBPyConnection, timeout: float | None = DEFAULT_TIMEOUT) -> Result:
+    """Every view with its row count."""
+    views = catalog_views(con)
+
+    def work() -> Result:
+        return Result(["view", "rows"], [(v, con.execute(f'SELECT count(*) FROM "{v}"').fetchone()[0]) for v in views])
+
+    return guarded(con, work, timeout)
+
+
+def view_schema(con: duckdb.DuckDBPyConnection, view: str) -> Result:
+    """Columns and types of one view."""
+    if view not in catalog_views(con):
+        raise QueryRefused(_explain_error(con, duckdb.CatalogException(f"Table with name {view} does not exist!")))
+    rows = con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
+                       [view]).fetchall()
+    return Result(["column", "type"], rows)
+
+
+PROMPT_HELP = """.tables          the views, one a line
+.schema VIEW     columns and types of a view
+.help            this text
+.quit            leave (or Ctrl-D); Ctrl-C cancels a running query"""
+
+
+def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None = DEFAULT_TIMEOUT,
+                  max_rows: int = DEFAULT_MAX_ROWS, list_only: bool = False) -> int:
+    """One query (exit 0; 1 with a one-line error on stderr; 130 on Ctrl-C), `--list`, or the interactive prompt."""
+    if timeout is not None and timeout <= 0:
+        raise ValueError(f"--timeout must be positive seconds, got {timeout:g}")
+    if max_rows < 0:
+        raise ValueError(f"--max-rows must be 0 (no cap) or more, got {max_rows}")
+    con = open_catalog(root)
+    try:
+        if list_only:
+            return _one(lambda: sys.stdout.write(format_rows(*_unpack(list_views(con, timeout)), fmt)))
+        if query is not None:
+            return _one(lambda: stream_query(con, query, fmt, sys.stdout, timeout, max_rows))
+        return _prompt(con, fmt, timeout, max_rows)
+    finally:
+        con.close()
+
+
+def _unpack(result: Result) -> tuple[list[str], list[tuple]]:
+    return result.columns, result.rows
+
+
+def _one(action: Callable[[], object]) -> int:
+    try:
+        action()
+        return 0
+    except QueryRefused as exc:
+        print(f"jbag sql: {exc}", file=sys.stderr)
+        return 1
+    except QueryCancelled as exc:
+        print(f"jbag sql: {exc}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other Unix tools do
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):  # stdout without a file descriptor (tests)
+        pass
+
+
+def _prompt(con: duckdb.DuckDBPyConnection, fmt: str, timeout: float | None, max_rows: int) -> int:
+    """The interactive prompt; exits 1 when any query of the session failed, else 0."""
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")  # a non-UTF-8 byte reaches check_query, which names it
+    print("jbag sql: read-only SQL over the catalog views; end a query with ';', .help for commands, quit with .quit or Ctrl-D")
+    buffer: list[str] = []
+    failed = False
     while True:
         try:
             line = input("jbag> " if not buffer else "  ... ")
         except EOFError:
             print()
-            return 0
-        if not buffer and line.strip() in (".quit", ".exit", "quit", "exit"):
-            return 0
+            return 1 if failed else 0
+        except KeyboardInterrupt:  # Ctrl-C while typing drops the unfinished query
+            print()
+            buffer = []
+            continue
+        command = line.strip()
+        if not buffer and command.startswith("."):
+            if command in (".quit", ".exit"):
+                return 1 if failed else 0
+            failed |= _dot_command(con, command, fmt) == 1
+            continue
+        if not buffer and command in ("quit", "exit"):
+            return 1 if failed else 0
         buffer.append(line)
         if line.rstrip().endswith(";"):
-            try:
-                sys.stdout.write(format_rows(*run_query(con, "\n".join(buffer)), fmt))
-            except QueryRefused as exc:
-                print(f"jbag sql: {exc}")
+            failed |= _one(lambda: stream_query(con, "\n".join(buffer), fmt, sys.stdout, timeout, max_rows)) == 1
             buffer = []
+
+
+def _dot_command(con: duckdb.DuckDBPyConnection, command: str, fmt: str) -> int:
+    name, _, arg = command.partition(" ")
+    if name == ".tables":
+        print("\n".join(catalog_views(con)) or "(no views yet: run `jbag run` first)")
+        return 0
+    if name == ".schema" and arg.strip():
+        return _one(lambda: sys.stdout.write(format_rows(*_unpack(view_schema(con, arg.strip().rstrip(";"))), fmt)))
+    if name == ".help":
+        print(PROMPT_HELP)
+        return 0
+    print(f"jbag sql: unknown command {command!r}; {'.schema needs a view name; ' if name == '.schema' else ''}"
+          ".help lists the commands", file=sys.stderr)
+    return 1
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
