@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -169,13 +170,17 @@ def run_query(con: duckdb.DuckDBPyConnection, query: str, timeout: float | None 
     """Run one or more read-only statements; returns the columns and all rows of the last one."""
     statements = check_query(con, query)
 
+    stop = threading.Event()
+
     def work() -> Result:
         for statement in statements[:-1]:
             con.execute(statement).fetchall()
+            if stop.is_set():
+                return Result([], [])
         cursor = con.execute(statements[-1])
         return Result(_columns(cursor), cursor.fetchall())
 
-    result = guarded(con, work, timeout)
+    result = guarded(con, work, timeout, stop)
     return result.columns, result.rows
 
 
@@ -187,6 +192,7 @@ def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout:
     work that checks it between batches.
     """
     stop = stop or threading.Event()
+    finished = threading.Event()
     outcome: dict[str, object] = {}
 
     def target() -> None:
@@ -194,16 +200,18 @@ def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout:
             outcome["value"] = work()
         except BaseException as exc:  # carried to the caller's thread
             outcome["error"] = exc
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=target, name="jbag-sql-query", daemon=True)
-    worker.start()
     try:
+        worker.start()
         worker.join(timeout)
-    except KeyboardInterrupt:
-        _cancel(con, stop, worker)
+    except KeyboardInterrupt:  # may land inside worker.start(), before the worker counts as alive
+        _cancel(con, stop, finished)
         raise QueryCancelled("query cancelled (Ctrl-C)") from None
-    if worker.is_alive():
-        _cancel(con, stop, worker)
+    if not finished.is_set():
+        _cancel(con, stop, finished)
         raise QueryRefused(f"query cancelled: it ran longer than the {timeout:g} s timeout (--timeout)")
     error = outcome.get("error")
     if isinstance(error, duckdb.Error):
@@ -215,10 +223,13 @@ def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout:
     return outcome["value"]
 
 
-def _cancel(con: duckdb.DuckDBPyConnection, stop: threading.Event, worker: threading.Thread) -> None:
+def _cancel(con: duckdb.DuckDBPyConnection, stop: threading.Event, finished: threading.Event) -> None:
+    """Stop the worker: interrupt() only reaches a statement already running, so repeat it until the worker ends."""
     stop.set()
-    con.interrupt()
-    worker.join(5.0)  # an interrupted query returns within milliseconds; a blocked output write may not
+    deadline = time.monotonic() + 5.0  # an interrupted query returns within milliseconds; a blocked write may not
+    while not finished.is_set() and time.monotonic() < deadline:
+        con.interrupt()
+        finished.wait(0.05)
 
 
 def _explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
@@ -233,7 +244,8 @@ def _explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
         closest = [v for v, _, _ in process.extract(name, views, scorer=fuzz.ratio, limit=3)]
         return f"SQL error: no view named {name}; closest views: {', '.join(closest)} (.tables or `jbag sql --list` lists all)"
     if isinstance(exc, duckdb.OutOfMemoryException):
-        return f"SQL error: {message} (the query needs more than the {MEMORY_LIMIT} memory limit; aggregate or filter first)"
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        return f"SQL error: {message} (the query needs more than memory_limit {limit}; aggregate or filter first)"
     return f"SQL error: {message}"
 
 
@@ -335,6 +347,8 @@ def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: Text
 
     def work() -> None:
         for i, statement in enumerate(statements):
+            if stop.is_set():
+                return
             cursor = con.execute(statement)
             writer = _writer(fmt, out, _columns(cursor))
             written, cut = 0, False
@@ -399,7 +413,10 @@ def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None
             return _one(lambda: stream_query(con, query, fmt, sys.stdout, timeout, max_rows))
         return _prompt(con, fmt, timeout, max_rows)
     finally:
-        con.close()
+        try:
+            con.close()
+        except duckdb.Error:  # a cancelled worker still holds it (blocked writing output); the process ends anyway
+            pass
 
 
 def _unpack(result: Result) -> tuple[list[str], list[tuple]]:
@@ -415,6 +432,9 @@ def _one(action: Callable[[], object]) -> int:
         return 1
     except QueryCancelled as exc:
         print(f"jbag sql: {exc}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # Ctrl-C outside a running query (while writing its output)
+        print("jbag sql: cancelled (Ctrl-C)", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other Unix tools do
         _silence_stdout()
