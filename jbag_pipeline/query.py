@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import sys
@@ -67,8 +68,11 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBP
     })
     try:
         con.execute(f"SET file_search_path = {_sql_string(str(root))}")  # relative view paths resolve in the data dir
-        for view_sql in _catalog_view_sql(path):
-            con.execute(view_sql)
+        for name, view_sql in _catalog_view_sql(path):
+            try:
+                con.execute(view_sql)
+            except duckdb.Error as exc:  # one broken view (a missing or corrupt file) must not hide the others
+                print(f"jbag sql: view {name} is unavailable: {_first_line(exc)}", file=sys.stderr)
         con.execute(f"SET allowed_directories = [{_sql_string(str(lake.lake_dir(root)) + '/')}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
@@ -78,16 +82,15 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBP
     return con
 
 
-def _catalog_view_sql(path: Path) -> list[str]:
-    """The CREATE VIEW statements stored in the catalog file, in creation order."""
+def _catalog_view_sql(path: Path) -> list[tuple[str, str]]:
+    """(name, CREATE VIEW statement) of each view stored in the catalog file, in creation order."""
     try:
         catalog = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
         raise QueryRefused(f"cannot open the catalog {path}: {_first_line(exc)}") from None
     try:
-        return [sql for (sql,) in catalog.execute(
-            "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = current_database() ORDER BY view_oid"
-        ).fetchall()]
+        return catalog.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal "
+                               "AND database_name = current_database() ORDER BY view_oid").fetchall()
     finally:
         catalog.close()
 
@@ -270,7 +273,7 @@ def format_rows(columns: list[str], rows: list[tuple], fmt: str, cut: bool = Fal
 
 
 class _Table:
-    """An aligned text table: numbers right-aligned, floats at FLOAT_DIGITS significant digits, NULL shown."""
+    """An aligned text table: numbers right-aligned, floats readable (readable_float), NULL shown."""
 
     def __init__(self, out: TextIO, columns: list[str]):
         self.out, self.columns, self.buffered = out, columns, []
@@ -334,8 +337,18 @@ def _table_cell(value) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, float):
-        return format(value, f".{FLOAT_DIGITS}g")
+        return readable_float(value)
     return str(value)
+
+
+def readable_float(value: float) -> str:
+    """FLOAT_DIGITS significant digits, in plain notation unless the magnitude is below 1e-4 or from 1e15 up."""
+    magnitude = abs(value)
+    if not math.isfinite(value) or magnitude == 0 or not 1e-4 <= magnitude < 1e15:
+        return format(value, f".{FLOAT_DIGITS}g")
+    decimals = max(0, FLOAT_DIGITS - 1 - math.floor(math.log10(magnitude)))
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: TextIO,
