@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 import re
@@ -321,7 +322,11 @@ class _Json:
 
     def rows(self, rows: list[tuple]) -> None:
         for r in rows:
-            item = orjson.dumps(dict(zip(self.columns, r)), default=str, option=orjson.OPT_INDENT_2).decode()
+            obj = dict(zip(self.columns, r))
+            try:
+                item = orjson.dumps(obj, default=str, option=orjson.OPT_INDENT_2).decode()
+            except TypeError:  # an integer beyond 64 bits (HUGEINT): the json module writes any integer
+                item = json.dumps(obj, default=str, indent=2, ensure_ascii=False)
             self.out.write(("\n" if self.first else ",\n") + "\n".join("  " + s for s in item.splitlines()))
             self.first = False
 
@@ -333,11 +338,17 @@ def _writer(fmt: str, out: TextIO, columns: list[str]):
     return {"table": _Table, "csv": _Csv, "json": _Json}[fmt](out, columns)
 
 
-def _table_cell(value) -> str:
+def _table_cell(value, nested: bool = False) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, float):
         return readable_float(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_table_cell(v, True) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_table_cell(v, True)}" for k, v in value.items()) + "}"
+    if nested and isinstance(value, str):
+        return repr(value)
     return str(value)
 
 

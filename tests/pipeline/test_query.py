@@ -1,5 +1,7 @@
 """`jbag sql`: read-only and sandboxed; each refusal is one line and a non-zero exit."""
 
+import json
+
 import orjson
 import polars as pl
 import pytest
@@ -144,3 +146,11 @@ def test_a_broken_view_is_reported_and_the_others_still_answer(root_with_floats,
     captured = capsys.readouterr()
     assert captured.out == "n\n2\n" and captured.err.startswith("jbag sql: view states is unavailable: ")
     assert captured.err.count("\n") == 1
+
+
+def test_nested_values_and_huge_integers(root, capsys):
+    query = "SELECT [1/3, 0.5::DOUBLE] AS l, {'x': 2/3, 'y': 'a'} AS s, 1::HUGEINT << 100 AS h"
+    assert cli.main(["sql", query, "--data-dir", str(root)]) == 0
+    assert "[0.333333, 0.5]  {x: 0.666667, y: 'a'}  1267650600228229401496703205376" in capsys.readouterr().out
+    assert cli.main(["sql", query, "--format", "json", "--data-dir", str(root)]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"l": [1 / 3, 0.5], "s": {"x": 2 / 3, "y": "a"}, "h": 1 << 100}]

@@ -28,6 +28,8 @@ def root(tmp_path, monkeypatch):
     build_catalog(root)
     pl.DataFrame({"secret": [42]}).write_parquet(root / "outside.parquet")  # in the data dir, not in the lake
     (tmp_path / "elsewhere.txt").write_text("not for jbag sql\n")
+    (root / "lakeside").mkdir()  # shares the lake's name as a prefix
+    pl.DataFrame({"secret": [7]}).write_parquet(root / "lakeside" / "part.parquet")
     monkeypatch.chdir(root)  # relative paths in a query resolve in the data directory
     return root
 
@@ -91,6 +93,9 @@ ATTACKS = [
     ("SELECT size FROM read_blob('{lake}/../jbag.duckdb')", "Permission Error"),
     ("SELECT size FROM read_blob('{lake}/selfplay_games/game=connect4/../../../jbag.duckdb')", "Permission Error"),
     ("SELECT size FROM read_blob('file://{catalog}')", "Permission Error"),
+    ("SELECT * FROM read_duckdb('{catalog}')", "Permission Error"),
+    ("SELECT * FROM '{lake}side/part.parquet'", "Permission Error"),
+    ("SELECT * FROM read_parquet('https://example.com/x.parquet')", "Permission Error"),
     ("SELECT * FROM glob('{root}/*')", "Permission Error"),
     ("SELECT * FROM glob('{lake}/../**')", "Permission Error"),
     ("SELECT * FROM glob('{lake}*/**')", "Permission Error"),
