@@ -3,8 +3,9 @@
 Read-only by construction, in layers:
 - Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
   and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else.
-- The queries run on an in-memory DuckDB holding copies of the catalog's views; the catalog file is read once
-  through a short read-only connection and never attached, so neither it nor its WAL is an allowed path.
+- The queries run on an in-memory DuckDB holding copies of the catalog's views (relative lake paths anchored in
+  the data directory); the catalog file is read once through a short read-only connection and never attached,
+  so neither it nor its WAL is an allowed path.
 - External access is off; the lake is the one allowed directory (DuckDB has no read-only variant of it, hence
   the parser gate: no statement that runs can write a file). No temp directory, so nothing spills to disk and
   memory_limit is a hard bound. No extension install/load, no Python replacement scans, configuration locked.
@@ -54,7 +55,6 @@ class QueryCancelled(Exception):
 class Result:
     columns: list[str]
     rows: list[tuple]
-    cut: bool = False  # more rows existed than were fetched
 
 
 def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
@@ -68,10 +68,9 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBP
         "temp_directory": "", "max_temp_directory_size": "0B", "memory_limit": memory_limit,
     })
     try:
-        con.execute(f"SET file_search_path = {_sql_string(str(root))}")  # relative view paths resolve in the data dir
         for name, view_sql in _catalog_view_sql(path):
             try:
-                con.execute(view_sql)
+                con.execute(_anchored_view_sql(con, view_sql, root))
             except duckdb.Error as exc:  # one broken view (a missing or corrupt file) must not hide the others
                 print(f"jbag sql: view {name} is unavailable: {_first_line(exc)}", file=sys.stderr)
         con.execute(f"SET allowed_directories = [{_sql_string(str(lake.lake_dir(root)) + '/')}]")
@@ -94,6 +93,69 @@ def _catalog_view_sql(path: Path) -> list[tuple[str, str]]:
                                "AND database_name = current_database() ORDER BY view_oid").fetchall()
     finally:
         catalog.close()
+
+
+def _anchored_view_sql(con: duckdb.DuckDBPyConnection, view_sql: str, root: Path) -> str:
+    """`view_sql` with each relative file path its table functions read made absolute inside `root`.
+
+    DuckDB checks allowed_directories against paths made absolute from the process's working directory, so a
+    view the catalog stores with paths relative to the data directory would be refused at query time.
+    """
+    if not view_sql.isascii():  # DuckDB reports byte offsets; with ASCII they are character offsets too
+        return view_sql
+    start = _select_start(view_sql)
+    select = view_sql[start:].rstrip().rstrip(";")
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [select]).fetchone()[0])
+    except duckdb.Error:
+        return view_sql
+    if tree.get("error"):
+        return view_sql
+    for offset, length, text in sorted(_relative_paths(tree), reverse=True):  # from the end: offsets stay valid
+        select = select[:offset] + _sql_string(str(root / text)) + select[offset + length:]
+    return view_sql[:start] + select
+
+
+def _select_start(view_sql: str) -> int:
+    """Where the query of `CREATE VIEW name [(columns)] AS query` starts."""
+    tokens = duckdb.tokenize(view_sql)
+    ends = [start for start, _ in tokens[1:]] + [len(view_sql)]
+    depth = 0
+    for (start, kind), end in zip(tokens, ends):
+        word = view_sql[start:end].strip()
+        depth += word == "("
+        depth -= word == ")"
+        if depth == 0 and kind == duckdb.token_type.keyword and word.upper() == "AS":
+            return end
+    return len(view_sql)
+
+
+def _relative_paths(node) -> list[tuple[int, int, str]]:
+    """(offset, length, text) of each relative path constant given to a table function in a serialized query."""
+    found = []
+    if isinstance(node, dict):
+        if node.get("type") == "TABLE_FUNCTION":
+            for argument in node.get("function", {}).get("arguments", []):
+                if argument.get("name") == "":
+                    found.extend(_path_constants(argument.get("expression") or {}))
+        for value in node.values():
+            found.extend(_relative_paths(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_relative_paths(value))
+    return found
+
+
+def _path_constants(expression: dict) -> list[tuple[int, int, str]]:
+    if expression.get("class") == "FUNCTION" and expression.get("function_name") == "list_value":  # ['a', 'b']
+        return [c for a in expression.get("arguments", []) for c in _path_constants(a.get("expression") or {})]
+    literal = expression.get("literal") or {}
+    text = literal.get("text")
+    if expression.get("class") != "CONSTANT" or literal.get("kind") not in ("STRING", "VARCHAR") or text is None:
+        return []
+    if os.path.isabs(text) or "://" in text or text.startswith("~"):
+        return []
+    return [(expression["query_location"], expression["query_location_length"], text)]
 
 
 def catalog_views(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -146,7 +208,8 @@ def _check_statement(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement
         return
     if kind == duckdb.StatementType.MULTI:  # PIVOT without an IN list: DuckDB first creates an ENUM type
         raise QueryRefused("refused: this PIVOT runs several statements; list its values: PIVOT t ON col IN (...)")
-    raise QueryRefused(f"refused: {kind.name} statements are not allowed (jbag sql is read-only: SELECT and EXPLAIN only)")
+    raise QueryRefused(f"refused: {kind.name} statements are not allowed "
+                       "(jbag sql is read-only: SELECT and EXPLAIN only)")
 
 
 def _explained_text(explain: str) -> str:
@@ -170,7 +233,8 @@ def _explained_text(explain: str) -> str:
 
 # ---- execution ----
 
-def run_query(con: duckdb.DuckDBPyConnection, query: str, timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
+def run_query(con: duckdb.DuckDBPyConnection, query: str,
+              timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
     """Run one or more read-only statements; returns the columns and all rows of the last one."""
     statements = check_query(con, query)
 
@@ -218,13 +282,14 @@ def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout:
         _cancel(con, stop, finished)
         raise QueryRefused(f"query cancelled: it ran longer than the {timeout:g} s timeout (--timeout)")
     error = outcome.get("error")
+    if error is None:
+        return outcome["value"]
     if isinstance(error, duckdb.Error):
         raise QueryRefused(_explain_error(con, error)) from None
-    if isinstance(error, (BrokenPipeError, KeyboardInterrupt)) or (error is not None and not isinstance(error, Exception)):
+    if isinstance(error, BrokenPipeError) or not isinstance(error, Exception):
         raise error
-    if error is not None:  # e.g. a value the Python client cannot convert: still one line, never a traceback
-        raise QueryRefused(f"SQL error: {type(error).__name__}: {_first_line(error)}") from None
-    return outcome["value"]
+    # e.g. a value the Python client cannot convert: still one line, never a traceback
+    raise QueryRefused(f"SQL error: {type(error).__name__}: {_first_line(error)}") from None
 
 
 def _cancel(con: duckdb.DuckDBPyConnection, stop: threading.Event, finished: threading.Event) -> None:
@@ -246,7 +311,8 @@ def _explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
         if not views:
             return f"SQL error: no view named {name}; the catalog has no views yet (run `jbag run` first)"
         closest = [v for v, _, _ in process.extract(name, views, scorer=fuzz.ratio, limit=3)]
-        return f"SQL error: no view named {name}; closest views: {', '.join(closest)} (.tables or `jbag sql --list` lists all)"
+        return (f"SQL error: no view named {name}; closest views: {', '.join(closest)} "
+                "(.tables or `jbag sql --list` lists all)")
     if isinstance(exc, duckdb.OutOfMemoryException):
         limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
         return f"SQL error: {message} (the query needs more than memory_limit {limit}; aggregate or filter first)"
@@ -264,12 +330,12 @@ def _columns(cursor: duckdb.DuckDBPyConnection) -> list[str]:
 
 # ---- output ----
 
-def format_rows(columns: list[str], rows: list[tuple], fmt: str, cut: bool = False) -> str:
+def format_rows(columns: list[str], rows: list[tuple], fmt: str) -> str:
     """Rows as an aligned text table, CSV or JSON (a list of objects)."""
     out = io.StringIO()
     writer = _writer(fmt, out, columns)
     writer.rows(rows)
-    writer.finish(cut)
+    writer.finish(cut=False)
     return out.getvalue()
 
 
@@ -402,7 +468,8 @@ def list_views(con: duckdb.DuckDBPyConnection, timeout: float | None = DEFAULT_T
     views = catalog_views(con)
 
     def work() -> Result:
-        return Result(["view", "rows"], [(v, con.execute(f'SELECT count(*) FROM "{v}"').fetchone()[0]) for v in views])
+        counts = [con.execute(f"SELECT count(*) FROM {_sql_identifier(v)}").fetchone()[0] for v in views]
+        return Result(["view", "rows"], list(zip(views, counts)))
 
     return guarded(con, work, timeout)
 
@@ -432,7 +499,7 @@ def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None
     con = open_catalog(root)
     try:
         if list_only:
-            return _one(lambda: sys.stdout.write(format_rows(*_unpack(list_views(con, timeout)), fmt)))
+            return _one(lambda: _print(list_views(con, timeout), fmt))
         if query is not None:
             return _one(lambda: stream_query(con, query, fmt, sys.stdout, timeout, max_rows))
         return _prompt(con, fmt, timeout, max_rows)
@@ -443,8 +510,8 @@ def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None
             pass
 
 
-def _unpack(result: Result) -> tuple[list[str], list[tuple]]:
-    return result.columns, result.rows
+def _print(result: Result, fmt: str) -> None:
+    sys.stdout.write(format_rows(result.columns, result.rows, fmt))
 
 
 def _one(action: Callable[[], object]) -> int:
@@ -477,7 +544,8 @@ def _prompt(con: duckdb.DuckDBPyConnection, fmt: str, timeout: float | None, max
     """The interactive prompt; exits 1 when any query of the session failed, else 0."""
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="surrogateescape")  # a non-UTF-8 byte reaches check_query, which names it
-    print("jbag sql: read-only SQL over the catalog views; end a query with ';', .help for commands, quit with .quit or Ctrl-D")
+    print("jbag sql: read-only SQL over the catalog views; end a query with ';', .help for commands, "
+          "quit with .quit or Ctrl-D")
     buffer: list[str] = []
     failed = False
     while True:
@@ -510,7 +578,7 @@ def _dot_command(con: duckdb.DuckDBPyConnection, command: str, fmt: str) -> int:
         print("\n".join(catalog_views(con)) or "(no views yet: run `jbag run` first)")
         return 0
     if name == ".schema" and arg.strip():
-        return _one(lambda: sys.stdout.write(format_rows(*_unpack(view_schema(con, arg.strip().rstrip(";"))), fmt)))
+        return _one(lambda: _print(view_schema(con, arg.strip().rstrip(";")), fmt))
     if name == ".help":
         print(PROMPT_HELP)
         return 0
@@ -521,3 +589,7 @@ def _dot_command(con: duckdb.DuckDBPyConnection, command: str, fmt: str) -> int:
 
 def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
+
+
+def _sql_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

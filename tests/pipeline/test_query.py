@@ -2,12 +2,13 @@
 
 import json
 
+import duckdb
 import orjson
 import polars as pl
 import pytest
 
 from jbag_pipeline import cli, lake
-from jbag_pipeline.catalog import build_catalog
+from jbag_pipeline.catalog import build_catalog, catalog_path
 from jbag_pipeline.query import readable_float
 
 
@@ -154,3 +155,21 @@ def test_nested_values_and_huge_integers(root, capsys):
     assert "[0.333333, 0.5]  {x: 0.666667, y: 'a'}  1267650600228229401496703205376" in capsys.readouterr().out
     assert cli.main(["sql", query, "--format", "json", "--data-dir", str(root)]) == 0
     assert json.loads(capsys.readouterr().out) == [{"l": [1 / 3, 0.5], "s": {"x": 2 / 3, "y": "a"}, "h": 1 << 100}]
+
+
+def test_views_with_paths_relative_to_the_data_dir_answer_from_anywhere(root, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(root)  # DuckDB binds a relative path against the working directory when the view is created
+    con = duckdb.connect(str(catalog_path(root)))
+    con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM read_parquet('lake/selfplay_games/**/part.parquet')")
+    con.execute("CREATE VIEW pair AS SELECT * FROM read_parquet(['lake/selfplay_games/game=connect4/part.parquet',"
+                " 'lake/selfplay_games/game=connect4/part.parquet'])")
+    con.execute("CREATE VIEW sneaky AS SELECT size FROM read_blob('lake/../jbag.duckdb')")
+    con.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert cli.main(["sql", "SELECT (SELECT count(*) FROM games) AS g, (SELECT count(*) FROM pair) AS p",
+                     "--format", "csv", "--data-dir", str(root)]) == 0
+    assert capsys.readouterr().out == "g,p\n2,4\n"
+    assert cli.main(["sql", "SELECT * FROM sneaky", "--data-dir", str(root)]) == 1  # a view cannot leave the lake
+    assert "Permission Error" in capsys.readouterr().err
