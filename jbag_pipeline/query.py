@@ -58,7 +58,11 @@ class Result:
 
 
 def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
-    """An in-memory, sandboxed connection holding the views of <root>/jbag.duckdb; nothing it runs can write."""
+    """An in-memory connection holding the views of <root>/jbag.duckdb that reads nothing outside the lake.
+
+    Run statements through run_query or stream_query: their parser gate is what keeps writes out (DuckDB's
+    allowed directory, the lake, is writable for COPY, which the gate refuses).
+    """
     path = catalog_path(root)
     if not path.exists():
         raise FileNotFoundError(f"no catalog at {path}; run `jbag run` (or materialise the catalog asset) first")
@@ -492,8 +496,8 @@ PROMPT_HELP = """.tables          the views, one a line
 def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None = DEFAULT_TIMEOUT,
                   max_rows: int = DEFAULT_MAX_ROWS, list_only: bool = False) -> int:
     """One query (exit 0; 1 with a one-line error on stderr; 130 on Ctrl-C), `--list`, or the interactive prompt."""
-    if timeout is not None and timeout <= 0:
-        raise ValueError(f"--timeout must be positive seconds, got {timeout:g}")
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"--timeout must be a positive, finite number of seconds, got {timeout:g}")
     if max_rows < 0:
         raise ValueError(f"--max-rows must be 0 (no cap) or more, got {max_rows}")
     con = open_catalog(root)

@@ -107,7 +107,9 @@ def test_row_cap_says_when_rows_were_cut(root_with_floats, capsys):
     assert cli.main(["sql", "SELECT * FROM range(5000)", "--max-rows", "0", "--data-dir", str(root_with_floats)]) == 0
     assert "(5000 rows)" in capsys.readouterr().out
     assert cli.main(["sql", "SELECT 1", "--max-rows", "-1", "--data-dir", str(root_with_floats)]) == 2
-    assert cli.main(["sql", "SELECT 1", "--timeout", "0", "--data-dir", str(root_with_floats)]) == 2
+    for timeout in ("0", "-1", "nan", "inf"):
+        assert cli.main(["sql", "SELECT 1", "--timeout", timeout, "--data-dir", str(root_with_floats)]) == 2
+    assert capsys.readouterr().err.count("--timeout must be a positive, finite number of seconds") == 4
 
 
 def test_prompt_dot_commands_and_errors_on_stderr(root_with_floats, capsys, monkeypatch):

@@ -225,3 +225,15 @@ def test_ctrl_c_in_the_prompt_returns_to_the_prompt(root, capsys, monkeypatch):
     assert cli.main(["sql", "--data-dir", str(root)]) == 0
     captured = capsys.readouterr()
     assert "query cancelled (Ctrl-C)" in captured.err and "42" in captured.out
+
+
+def test_non_utf8_bytes_from_argv_and_stdin_give_one_line(root):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [os.fsencode(sys.executable), b"-m", b"jbag_pipeline.cli", b"sql", b"--data-dir", os.fsencode(root)]
+    one_shot = subprocess.run(command + [b"SELECT '\xff\xfe'"], capture_output=True, env=env, timeout=60)
+    assert one_shot.returncode == 1
+    assert one_shot.stderr == b"jbag sql: the query is not valid UTF-8 (undecodable byte at character 9)\n"
+    prompt = subprocess.run(command, input=b"SELECT '\xc3(';\nSELECT 7 AS seven;\n", capture_output=True, env=env,
+                            timeout=60)
+    assert prompt.returncode == 1 and b"seven" in prompt.stdout  # the prompt carried on after the bad line
+    assert prompt.stderr == b"jbag sql: the query is not valid UTF-8 (undecodable byte at character 9)\n"
