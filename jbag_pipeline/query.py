@@ -252,11 +252,11 @@ def run_query(con: duckdb.DuckDBPyConnection, query: str,
         cursor = con.execute(statements[-1])
         return Result(_columns(cursor), cursor.fetchall())
 
-    result = guarded(con, work, timeout, stop)
+    result = _guarded(con, work, timeout, stop)
     return result.columns, result.rows
 
 
-def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
+def _guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
             stop: threading.Event | None = None):
     """work() in a worker thread, with the connection interrupted after `timeout` seconds or on Ctrl-C.
 
@@ -462,7 +462,7 @@ def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: Text
                 out.write("\n")
             out.flush()
 
-    guarded(con, work, timeout, stop)
+    _guarded(con, work, timeout, stop)
 
 
 # ---- the command ----
@@ -475,7 +475,7 @@ def list_views(con: duckdb.DuckDBPyConnection, timeout: float | None = DEFAULT_T
         counts = [con.execute(f"SELECT count(*) FROM {_sql_identifier(v)}").fetchone()[0] for v in views]
         return Result(["view", "rows"], list(zip(views, counts)))
 
-    return guarded(con, work, timeout)
+    return _guarded(con, work, timeout)
 
 
 def view_schema(con: duckdb.DuckDBPyConnection, view: str) -> Result:

@@ -186,7 +186,7 @@ def test_long_query_times_out_cleanly(root, capsys):
     assert cli.main(["sql", "SELECT count(*) FROM range(1000000000000)", "--timeout", "1", "--data-dir", str(root)]) == 1
     err = capsys.readouterr().err
     assert "longer than the 1 s timeout (--timeout)" in err and err.count("\n") == 1
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 8  # 1 s, plus opening the catalog on a busy machine
     con = open_catalog(root)
     try:  # the same connection answers the next query
         with pytest.raises(QueryRefused, match="timeout"):
