@@ -2,7 +2,9 @@
 
 Read-only by construction, in layers:
 - Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
-  and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else.
+  and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else,
+  and so is a SELECT whose syntax tree holds anything but plain query nodes (DuckDB runs COPY, INSERT, UPDATE
+  and DELETE written inside a WITH clause).
 - The queries run on an in-memory DuckDB holding copies of the catalog's views (relative lake paths anchored in
   the data directory); the catalog file is read once through a short read-only connection and never attached,
   so neither it nor its WAL is an allowed path.
@@ -40,6 +42,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds per query
 DEFAULT_MAX_ROWS = 1000  # rows shown in table format
 BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
 FLOAT_DIGITS = 6  # significant digits of a float in table format (csv and json keep full precision)
+PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
 _UNKNOWN_TABLE = re.compile(r"Table with name (\S+) does not exist")
 
 
@@ -203,17 +206,52 @@ def _parse(con: duckdb.DuckDBPyConnection, text: str) -> list[duckdb.Statement]:
 def _check_statement(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> None:
     kind = statement.type
     if kind == duckdb.StatementType.SELECT:
+        _check_plain_query(con, statement.query)
         return
     if kind == duckdb.StatementType.EXPLAIN:
         inner = _parse(con, _explained_text(statement.query))
         if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
             inner_kind = inner[0].type.name if len(inner) == 1 else "several"
             raise QueryRefused(f"refused: EXPLAIN of {inner_kind} statements is not allowed (only EXPLAIN of a query)")
+        _check_plain_query(con, inner[0].query)
         return
     if kind == duckdb.StatementType.MULTI:  # PIVOT without an IN list: DuckDB first creates an ENUM type
         raise QueryRefused("refused: this PIVOT runs several statements; list its values: PIVOT t ON col IN (...)")
     raise QueryRefused(f"refused: {kind.name} statements are not allowed "
                        "(jbag sql is read-only: SELECT and EXPLAIN only)")
+
+
+def _check_plain_query(con: duckdb.DuckDBPyConnection, select: str) -> None:
+    """Refuse a SELECT that hides a write: DuckDB runs COPY, INSERT, UPDATE and DELETE placed in a WITH clause.
+
+    DuckDB's own syntax tree (json_serialize_sql, parsing only) is walked; every query node in it must be one
+    a plain query is made of.
+    """
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [select]).fetchone()[0])
+    except duckdb.Error as exc:
+        raise QueryRefused(f"SQL error: {_first_line(exc)}") from None
+    if tree.get("error"):
+        raise QueryRefused(f"SQL error: {tree.get('error_message', 'the query cannot be parsed')}")
+    hidden = sorted(_query_node_types(tree) - PLAIN_QUERY_NODES)
+    if hidden:
+        kinds = ", ".join(t.removesuffix("_NODE").removesuffix("_QUERY") for t in hidden)
+        raise QueryRefused(f"refused: {kinds} inside a query is not allowed "
+                           "(jbag sql is read-only: SELECT and EXPLAIN only)")
+
+
+def _query_node_types(node) -> set[str]:
+    found = set()
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if isinstance(kind, str) and kind.endswith("_NODE"):
+            found.add(kind)
+        for value in node.values():
+            found |= _query_node_types(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _query_node_types(value)
+    return found
 
 
 def _explained_text(explain: str) -> str:
