@@ -4,7 +4,8 @@ Read-only by construction, in layers:
 - Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
   and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else,
   and so is a SELECT whose syntax tree holds anything but plain query nodes (DuckDB runs COPY, INSERT, UPDATE
-  and DELETE written inside a WITH clause).
+  and DELETE written inside a WITH clause), and so is a query whose physical plan (EXPLAIN, which never runs
+  it) holds a writing operator: two independent gates.
 - The queries run on an in-memory DuckDB holding copies of the catalog's views (relative lake paths anchored in
   the data directory); the catalog file is read once through a short read-only connection and never attached,
   so neither it nor its WAL is an allowed path.
@@ -43,6 +44,9 @@ DEFAULT_MAX_ROWS = 1000  # rows shown in table format
 BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
 FLOAT_DIGITS = 6  # significant digits of a float in table format (csv and json keep full precision)
 PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
+# words of DuckDB physical operator names (COPY_TO_FILE, INSERT, CREATE_TABLE_AS, ...) that change state
+WRITE_OPERATOR_WORDS = {"COPY", "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "EXPORT", "ATTACH", "DETACH", "DROP",
+                        "ALTER", "VACUUM", "PRAGMA", "TRANSACTION", "LOAD", "SECRET", "SET", "CHECKPOINT"}
 _UNKNOWN_TABLE = re.compile(r"Table with name (\S+) does not exist")
 
 
@@ -238,6 +242,28 @@ def _check_plain_query(con: duckdb.DuckDBPyConnection, select: str) -> None:
         kinds = ", ".join(t.removesuffix("_NODE").removesuffix("_QUERY") for t in hidden)
         raise QueryRefused(f"refused: {kinds} inside a query is not allowed "
                            "(jbag sql is read-only: SELECT and EXPLAIN only)")
+    _check_plan(con, select)
+
+
+def _check_plan(con: duckdb.DuckDBPyConnection, select: str) -> None:
+    """A second, independent gate: DuckDB's physical plan of the query (EXPLAIN plans, never runs) has no writer."""
+    try:
+        plan = json.loads(con.execute(f"EXPLAIN (FORMAT json) {select}").fetchall()[0][1])
+    except duckdb.Error as exc:
+        raise QueryRefused(_explain_error(con, exc)) from None
+    writers = sorted({name for name in _operator_names(plan) if WRITE_OPERATOR_WORDS & set(name.split("_"))})
+    if writers:
+        raise QueryRefused(f"refused: the query's plan writes ({', '.join(writers)}); "
+                           "jbag sql is read-only: SELECT and EXPLAIN only")
+
+
+def _operator_names(plan) -> list[str]:
+    names = []
+    for node in plan if isinstance(plan, list) else [plan]:
+        if isinstance(node, dict):
+            names.append(str(node.get("name", "")))
+            names.extend(_operator_names(node.get("children", [])))
+    return names
 
 
 def _query_node_types(node) -> set[str]:

@@ -13,7 +13,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from jbag_pipeline import cli, lake
+from jbag_pipeline import cli, lake, query
 from jbag_pipeline.catalog import build_catalog, catalog_path
 from jbag_pipeline.query import QueryRefused, open_catalog, run_query
 
@@ -65,6 +65,7 @@ ATTACKS = [
     ("WITH t AS (INSERT INTO games VALUES ('x', 3, 0) RETURNING *) SELECT * FROM t", "INSERT inside a query"),
     ("WITH t AS (UPDATE games SET winner = 1 RETURNING *) SELECT * FROM t", "inside a query"),
     ("WITH t AS (DELETE FROM games RETURNING *) SELECT * FROM t", "inside a query"),
+    ("SELECT * FROM checkpoint()", "the query's plan writes (CHECKPOINT)"),
     ("EXPORT DATABASE '{lake}/dump'", "EXPORT statements are not allowed"),
     ("CREATE TABLE t AS SELECT * FROM games", "CREATE statements are not allowed"),
     ("CREATE OR REPLACE VIEW games AS SELECT 1", "CREATE statements are not allowed"),
@@ -133,6 +134,17 @@ def test_attack_is_refused_and_changes_nothing(root, capsys, template, expected)
     assert expected in captured.err and captured.err.count("\n") == 1, captured.err
     assert "Traceback" not in captured.err and captured.out == ""
     assert snapshot(root.parent) == before  # not one file created, replaced or touched
+
+
+def test_the_plan_gate_alone_refuses_a_hidden_write(root, capsys, monkeypatch):
+    """With the syntax-tree gate switched off, the physical plan still shows the COPY and nothing is written."""
+    monkeypatch.setattr(query, "PLAIN_QUERY_NODES", query.PLAIN_QUERY_NODES | {"COPY_QUERY_NODE"})
+    before = snapshot(root.parent)
+    for hidden in (f"WITH t AS (COPY (SELECT 1 AS game_id) TO '{partition(root)}' (FORMAT parquet)) SELECT 1",
+                   f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1"):
+        assert cli.main(["sql", hidden, "--data-dir", str(root)]) == 1
+        assert "the query's plan writes" in capsys.readouterr().err
+    assert snapshot(root.parent) == before
 
 
 def test_the_connection_itself_cannot_reach_outside_the_lake(root):
