@@ -4,8 +4,8 @@ Read-only by construction, in layers:
 - Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
   and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else,
   and so is a SELECT whose syntax tree holds anything but plain query nodes (DuckDB runs COPY, INSERT, UPDATE
-  and DELETE written inside a WITH clause), and so is a query whose physical plan (EXPLAIN, which never runs
-  it) holds a writing operator: two independent gates.
+  and DELETE written inside a WITH clause) or calls a table function outside READING_TABLE_FUNCTIONS. A query
+  whose physical plan (EXPLAIN, which never runs it) holds a writing operator is refused too: a second gate.
 - The queries run on an in-memory DuckDB holding copies of the catalog's views (relative lake paths anchored in
   the data directory); the catalog file is read once through a short read-only connection and never attached,
   so neither it nor its WAL is an allowed path.
@@ -44,6 +44,17 @@ DEFAULT_MAX_ROWS = 1000  # rows shown in table format
 BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
 FLOAT_DIGITS = 6  # significant digits of a float in table format (csv and json keep full precision)
 PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
+# Table functions a query may call: those that only read (an allowlist, so a new side-effecting function stays
+# out). Left out on purpose: query()/query_table() (their SQL is a string no gate can see),
+# json_execute_serialized_sql() (runs a serialized statement), checkpoint(), enable_*/disable_* and friends.
+READING_TABLE_FUNCTIONS = {
+    "read_parquet", "parquet_scan", "read_csv", "read_csv_auto", "read_json", "read_json_auto", "read_ndjson",
+    "read_ndjson_auto", "read_json_objects", "read_json_objects_auto", "read_ndjson_objects", "read_text",
+    "read_blob", "parquet_metadata", "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata",
+    "parquet_full_metadata", "parquet_bloom_probe", "parquet_page_index", "glob", "range", "generate_series",
+    "unnest", "repeat", "repeat_row", "summary", "sniff_csv", "json_each", "json_tree", "histogram",
+    "histogram_values", "icu_calendar_names", "pg_timezone_names", "test_all_types",
+}
 # words of DuckDB physical operator names (COPY_TO_FILE, INSERT, CREATE_TABLE_AS, ...) that change state
 WRITE_OPERATOR_WORDS = {"COPY", "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "EXPORT", "ATTACH", "DETACH", "DROP",
                         "ALTER", "VACUUM", "PRAGMA", "TRANSACTION", "LOAD", "SECRET", "SET", "CHECKPOINT"}
@@ -242,7 +253,29 @@ def _check_plain_query(con: duckdb.DuckDBPyConnection, select: str) -> None:
         kinds = ", ".join(t.removesuffix("_NODE").removesuffix("_QUERY") for t in hidden)
         raise QueryRefused(f"refused: {kinds} inside a query is not allowed "
                            "(jbag sql is read-only: SELECT and EXPLAIN only)")
+    functions = sorted({f for f in _table_functions(tree) if not _reads_only(f)})
+    if functions:
+        raise QueryRefused(f"refused: table function {functions[0]}() is not allowed "
+                           "(jbag sql allows the reading ones: read_parquet, read_csv, glob, range, duckdb_*, ...)")
     _check_plan(con, select)
+
+
+def _table_functions(node) -> set[str]:
+    """Lower-cased names of the table functions a serialized query calls, at any depth."""
+    found = set()
+    if isinstance(node, dict):
+        if node.get("type") == "TABLE_FUNCTION":
+            found.add(str((node.get("function") or {}).get("function_name", "")).lower())
+        for value in node.values():
+            found |= _table_functions(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _table_functions(value)
+    return found
+
+
+def _reads_only(function: str) -> bool:
+    return function in READING_TABLE_FUNCTIONS or function.startswith(("duckdb_", "pragma_"))
 
 
 def _check_plan(con: duckdb.DuckDBPyConnection, select: str) -> None:

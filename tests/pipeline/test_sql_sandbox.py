@@ -65,7 +65,11 @@ ATTACKS = [
     ("WITH t AS (INSERT INTO games VALUES ('x', 3, 0) RETURNING *) SELECT * FROM t", "INSERT inside a query"),
     ("WITH t AS (UPDATE games SET winner = 1 RETURNING *) SELECT * FROM t", "inside a query"),
     ("WITH t AS (DELETE FROM games RETURNING *) SELECT * FROM t", "inside a query"),
-    ("SELECT * FROM checkpoint()", "the query's plan writes (CHECKPOINT)"),
+    ("SELECT * FROM checkpoint()", "table function checkpoint() is not allowed"),
+    ("SELECT * FROM query('WITH t AS (COPY (SELECT 1) TO ''{lake}/x.csv'') SELECT 1')", "table function query()"),
+    ("SELECT * FROM json_execute_serialized_sql(json_serialize_sql("
+     "'WITH t AS (COPY (SELECT 1) TO ''{lake}/x.csv'') SELECT 1'))", "json_execute_serialized_sql() is not allowed"),
+    ("SELECT * FROM (SELECT 1) t, LATERAL (FROM main.json_execute_serialized_sql('{{}}'))", "is not allowed"),
     ("EXPORT DATABASE '{lake}/dump'", "EXPORT statements are not allowed"),
     ("CREATE TABLE t AS SELECT * FROM games", "CREATE statements are not allowed"),
     ("CREATE OR REPLACE VIEW games AS SELECT 1", "CREATE statements are not allowed"),
@@ -87,7 +91,8 @@ ATTACKS = [
     ("SET VARIABLE x = 1", "SET statements are not allowed"),
     ("PRAGMA enable_profiling", "PRAGMA statements are not allowed"),
     ("CALL enable_logging(storage = 'file', storage_path = '{lake}/log')", "CALL statements are not allowed"),
-    ("SELECT * FROM enable_logging(storage = 'file', storage_path = '{lake}/log')", "configuration has been locked"),
+    ("SELECT * FROM enable_logging(storage = 'file', storage_path = '{lake}/log')", "enable_logging() is not allowed"),
+    ("SELECT * FROM enable_profiling()", "enable_profiling() is not allowed"),
     ("INSTALL httpfs", "LOAD statements are not allowed"),
     ("LOAD '{lake}/evil.duckdb_extension'", "LOAD statements are not allowed"),
     ("UPDATE EXTENSIONS", "refused"),
@@ -101,7 +106,7 @@ ATTACKS = [
     ("SELECT size FROM read_blob('{lake}/../jbag.duckdb')", "Permission Error"),
     ("SELECT size FROM read_blob('{lake}/selfplay_games/game=connect4/../../../jbag.duckdb')", "Permission Error"),
     ("SELECT size FROM read_blob('file://{catalog}')", "Permission Error"),
-    ("SELECT * FROM read_duckdb('{catalog}')", "Permission Error"),
+    ("SELECT * FROM read_duckdb('{catalog}')", "read_duckdb() is not allowed"),
     ("SELECT * FROM '{lake}side/part.parquet'", "Permission Error"),
     ("SELECT * FROM read_parquet('https://example.com/x.parquet')", "Permission Error"),
     ("SELECT * FROM glob('{root}/*')", "Permission Error"),
@@ -137,11 +142,13 @@ def test_attack_is_refused_and_changes_nothing(root, capsys, template, expected)
 
 
 def test_the_plan_gate_alone_refuses_a_hidden_write(root, capsys, monkeypatch):
-    """With the syntax-tree gate switched off, the physical plan still shows the COPY and nothing is written."""
+    """With the syntax-tree gate switched off, the physical plan still shows the write and nothing is written."""
     monkeypatch.setattr(query, "PLAIN_QUERY_NODES", query.PLAIN_QUERY_NODES | {"COPY_QUERY_NODE"})
+    monkeypatch.setattr(query, "READING_TABLE_FUNCTIONS", query.READING_TABLE_FUNCTIONS | {"checkpoint"})
     before = snapshot(root.parent)
     for hidden in (f"WITH t AS (COPY (SELECT 1 AS game_id) TO '{partition(root)}' (FORMAT parquet)) SELECT 1",
-                   f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1"):
+                   f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1",
+                   "SELECT * FROM checkpoint()"):
         assert cli.main(["sql", hidden, "--data-dir", str(root)]) == 1
         assert "the query's plan writes" in capsys.readouterr().err
     assert snapshot(root.parent) == before
