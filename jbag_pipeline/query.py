@@ -337,11 +337,10 @@ def _explained_text(explain: str) -> str:
 def run_query(con: duckdb.DuckDBPyConnection, query: str,
               timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
     """Run one or more read-only statements; returns the columns and all rows of the last one."""
-    statements = check_query(con, query)
-
     stop = threading.Event()
 
     def work() -> Result:
+        statements = check_query(con, query)  # in the worker too: planning a query can take time
         for statement in statements[:-1]:
             con.execute(statement).fetchall()
             if stop.is_set():
@@ -385,6 +384,8 @@ def _guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout
     error = outcome.get("error")
     if error is None:
         return outcome["value"]
+    if isinstance(error, QueryRefused):
+        raise error
     if isinstance(error, duckdb.Error):
         raise QueryRefused(_explain_error(con, error)) from None
     if isinstance(error, BrokenPipeError) or not isinstance(error, Exception):
@@ -532,11 +533,11 @@ def readable_float(value: float) -> str:
 def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: TextIO,
                  timeout: float | None = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS) -> None:
     """Run `query` and write each statement's result to `out` in batches; table format stops after max_rows rows."""
-    statements = check_query(con, query)
     stop = threading.Event()
     cap = max_rows if fmt == "table" and max_rows > 0 else None
 
     def work() -> None:
+        statements = check_query(con, query)  # in the worker too: planning a query can take time
         for i, statement in enumerate(statements):
             if stop.is_set():
                 return
