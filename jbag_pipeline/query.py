@@ -152,20 +152,22 @@ def _select_start(view_sql: str) -> int:
     return len(view_sql)
 
 
-def _relative_paths(node) -> list[tuple[int, int, str]]:
-    """(offset, length, text) of each relative path constant given to a table function in a serialized query."""
-    found = []
+def _dicts(node):
+    """Every object in a JSON tree (a serialized query from json_serialize_sql), depth first."""
     if isinstance(node, dict):
-        if node.get("type") == "TABLE_FUNCTION":
-            for argument in node.get("function", {}).get("arguments", []):
-                if argument.get("name") == "":
-                    found.extend(_path_constants(argument.get("expression") or {}))
+        yield node
         for value in node.values():
-            found.extend(_relative_paths(value))
+            yield from _dicts(value)
     elif isinstance(node, list):
         for value in node:
-            found.extend(_relative_paths(value))
-    return found
+            yield from _dicts(value)
+
+
+def _relative_paths(tree) -> list[tuple[int, int, str]]:
+    """(offset, length, text) of each relative path constant given to a table function in a serialized query."""
+    return [constant for node in _dicts(tree) if node.get("type") == "TABLE_FUNCTION"
+            for argument in (node.get("function") or {}).get("arguments", []) if argument.get("name") == ""
+            for constant in _path_constants(argument.get("expression") or {})]
 
 
 def _path_constants(expression: dict) -> list[tuple[int, int, str]]:
@@ -260,18 +262,10 @@ def _check_plain_query(con: duckdb.DuckDBPyConnection, select: str) -> None:
     _check_plan(con, select)
 
 
-def _table_functions(node) -> set[str]:
+def _table_functions(tree) -> set[str]:
     """Lower-cased names of the table functions a serialized query calls, at any depth."""
-    found = set()
-    if isinstance(node, dict):
-        if node.get("type") == "TABLE_FUNCTION":
-            found.add(str((node.get("function") or {}).get("function_name", "")).lower())
-        for value in node.values():
-            found |= _table_functions(value)
-    elif isinstance(node, list):
-        for value in node:
-            found |= _table_functions(value)
-    return found
+    return {str((node.get("function") or {}).get("function_name", "")).lower()
+            for node in _dicts(tree) if node.get("type") == "TABLE_FUNCTION"}
 
 
 def _reads_only(function: str) -> bool:
@@ -299,18 +293,9 @@ def _operator_names(plan) -> list[str]:
     return names
 
 
-def _query_node_types(node) -> set[str]:
-    found = set()
-    if isinstance(node, dict):
-        kind = node.get("type")
-        if isinstance(kind, str) and kind.endswith("_NODE"):
-            found.add(kind)
-        for value in node.values():
-            found |= _query_node_types(value)
-    elif isinstance(node, list):
-        for value in node:
-            found |= _query_node_types(value)
-    return found
+def _query_node_types(tree) -> set[str]:
+    """The QueryNode kinds (SELECT_NODE, COPY_QUERY_NODE, ...) anywhere in a serialized query."""
+    return {node["type"] for node in _dicts(tree) if isinstance(node.get("type"), str) and node["type"].endswith("_NODE")}
 
 
 def _explained_text(explain: str) -> str:
