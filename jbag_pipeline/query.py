@@ -295,7 +295,8 @@ def _operator_names(plan) -> list[str]:
 
 def _query_node_types(tree) -> set[str]:
     """The QueryNode kinds (SELECT_NODE, COPY_QUERY_NODE, ...) anywhere in a serialized query."""
-    return {node["type"] for node in _dicts(tree) if isinstance(node.get("type"), str) and node["type"].endswith("_NODE")}
+    kinds = (node.get("type") for node in _dicts(tree))
+    return {kind for kind in kinds if isinstance(kind, str) and kind.endswith("_NODE")}
 
 
 def _explained_text(explain: str) -> str:

@@ -180,8 +180,13 @@ def test_explain_of_a_query_still_runs(root, capsys):
     assert cli.main(["sql", "EXPLAIN SELECT * FROM games WHERE winner = 1", "--data-dir", str(root)]) == 0
     assert "physical_plan" in capsys.readouterr().out
     assert cli.main(["sql", "EXPLAIN (FORMAT json) SELECT 1", "--data-dir", str(root)]) == 0
-    for query in ("DESCRIBE games", "SUMMARIZE games", "FROM games", "SHOW TABLES"):
-        assert cli.main(["sql", query, "--data-dir", str(root)]) == 0, query
+    for plain in ("DESCRIBE games", "SUMMARIZE games", "FROM games", "SHOW TABLES", "SELECT * FROM (DESCRIBE games)",
+                  "PIVOT games ON winner IN (0, 1) USING count(*)", "WITH t AS MATERIALIZED (FROM games) FROM t",
+                  "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) FROM r",
+                  "SELECT game_id, row_number() OVER (ORDER BY game_id) FROM games QUALIFY game_id > 0",
+                  f"SELECT count(*) FROM glob('{lake.lake_dir(root)}/**')", "SELECT * FROM duckdb_views()",
+                  "SELECT 1 UNION ALL SELECT 2", "EXPLAIN DESCRIBE games"):
+        assert cli.main(["sql", plain, "--data-dir", str(root)]) == 0, (plain, capsys.readouterr().err)
     capsys.readouterr()
 
 
