@@ -43,7 +43,10 @@ def cmd_run(args) -> int:
 def cmd_sql(args) -> int:
     from jbag_pipeline.query import run_query_cli
 
-    return run_query_cli(args.query, lake.data_dir(args.data_dir), args.format)
+    if args.list and args.query is not None:
+        raise ValueError("--list takes no query")
+    return run_query_cli(args.query, lake.data_dir(args.data_dir), args.format, timeout=args.timeout,
+                         max_rows=args.max_rows, list_only=args.list)
 
 
 def cmd_ingest(args) -> int:
@@ -85,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query", nargs="?")
     sql.add_argument("--format", choices=["table", "csv", "json"], default="table")
     sql.add_argument("--data-dir")
+    sql.add_argument("--timeout", type=float, default=60.0, help="seconds a query may run before it is cancelled (default 60)")
+    sql.add_argument("--max-rows", type=int, default=1000,
+                     help="rows shown in table format, 0 for all (default 1000); csv and json print every row")
+    sql.add_argument("--list", action="store_true", help="list the views with their row counts")
     sql.set_defaults(func=cmd_sql)
     ingest = sub.add_parser("ingest", help="ingest trajectory files recorded elsewhere (JSON arrays or JSON Lines)")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .json/.jsonl/.ndjson")
