@@ -54,11 +54,24 @@ def test_smoke_graph_materialises_every_table(smoke_root):
     assert set(evaluation["score"].unique()) <= {-1, 0, 1}
     summary = lake.read_table(smoke_root, "evaluation_summary")
     assert (summary.filter(pl.col("scope") == "overall")["n"] > 0).all()
+    assert summary["win_rate"].is_between(0, 1).all() and summary["ci_low"].min() >= -1 and summary["ci_high"].max() <= 1
+    control = lake.read_table(smoke_root, "evaluation_control")
+    seats = games.group_by("game").agg(pl.col("n_players").first())
+    assert control.group_by("game").len().join(seats, on="game").select(pl.col("len") == pl.col("n_players")).to_series().all()
+    assert sorted(control["game"].unique()) == sorted(GAMES)
+    verdicts = lake.read_table(smoke_root, "verdicts")
+    assert sorted(verdicts["game"]) == sorted(GAMES)
+    assert set(verdicts["verdict"]) <= {"better", "worse", "no clear difference"}
+    stability = lake.read_table(smoke_root, "stability_summary")
+    assert set(stability["half"]) <= {"a", "b"}
+    pairs = set(zip(evaluation["prototype_frequency"], evaluation["feature_variant"]))
+    assert ("full", "full_counters_kept") in pairs and ("full", "full") in pairs
+    assert not lake.read_table(smoke_root, "selected_features")["token"].str.contains("turnCounter").any()
     effects = lake.read_table(smoke_root, "effect_sizes")
     assert set(effects["factor"]) == {"prototype_frequency", "feature_variant"}
     assert (smoke_root / "jbag.duckdb").exists()
     page = (smoke_root / "report" / "index.html").read_text()
-    assert "Table III" in page and "Compared with the paper" in page
+    assert page.index("Verdicts") < page.index("Self-play") and "Table III" in page
 
 
 @pytest.mark.slow
