@@ -143,8 +143,8 @@ def run(repeats: int = 5) -> list[dict]:
         prototypes, features = training_model(game)
         decisions = candidates(decision_states(game))
         n_candidates = sum(len(children) for _, children, _ in decisions)
-        values = {"ours (top100)": DeterminizedJsonBagValue(prototypes, features, seed=1),
-                  "ours (none)": DeterminizedJsonBagValue(prototypes, None, seed=1),
+        values = {"ours (top100)": DeterminizedJsonBagValue(prototypes, features),
+                  "ours (none)": DeterminizedJsonBagValue(prototypes, None),
                   "baseline heuristic": baseline_value(name)}
         subjects = {**{name: (value, False) for name, value in values.items()},
                     "ours batched (top100)": (values["ours (top100)"], True)}
@@ -152,7 +152,7 @@ def run(repeats: int = 5) -> list[dict]:
         def evaluate(subject):
             value, batched = subject
             if hasattr(value, "reset"):
-                value.reset(3)
+                value.reset()
             return _evaluate(value, decisions, batched)
 
         medians = _interleaved(subjects, evaluate, repeats)

@@ -41,15 +41,14 @@ class DeterminizedJsonBagValue(JsonBagValue):
     are walked, and none under which no feature lies): each decision's sample against the last sample, each
     child against its decision's sample. values_batch values many candidates in one numpy pass (JSD to all
     prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
-    batch uses). `frequency` names the prototypes only; `seed` is kept for callers, the value draws no random
-    numbers.
+    batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
     """
 
-    def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full", seed: int = 0,
+    def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full",
                  token_filter: TokenFilter | None = None):
         if frequency not in FREQUENCIES:
             raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
-        self.frequency, self.seed = frequency, int(seed)
+        self.frequency = frequency
         super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
@@ -61,8 +60,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._terms = _prototype_terms(self._shares, self._share_totals)  # over every feature column
         self._any_empty = bool(self._empty.any())
 
-    def reset(self, seed: int | None = None) -> None:
-        """Start a new game: an empty trajectory (`seed`, the agent's seed for the game, changes nothing)."""
+    def reset(self) -> None:
+        """Start a new game: an empty trajectory."""
         super().reset()
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
@@ -284,7 +283,7 @@ def selected_tokens(features: pl.DataFrame, variant: str) -> list[str] | None:
 
 
 def make_jsonbag_value(prototypes: pl.DataFrame, features: pl.DataFrame, frequency: str, variant: str,
-                       n_players: int, seed: int, token_filter: TokenFilter | None = None) -> DeterminizedJsonBagValue:
+                       n_players: int, token_filter: TokenFilter | None = None) -> DeterminizedJsonBagValue:
     """The JSON-Bag value for one game's winner_prototypes at `frequency` and its selected_features `variant`."""
     if n_players < 2:
         raise ValueError(f"make_jsonbag_value: n_players must be >= 2, got {n_players}")
@@ -293,6 +292,6 @@ def make_jsonbag_value(prototypes: pl.DataFrame, features: pl.DataFrame, frequen
         raise ValueError(f"make_jsonbag_value: winner_prototypes and selected_features are of different games "
                          f"{sorted(games)}")
     return DeterminizedJsonBagValue(prototype_bags(prototypes, frequency, n_players),
-                                    selected_tokens(features, variant), frequency=frequency, seed=seed,
+                                    selected_tokens(features, variant), frequency=frequency,
                                     token_filter=token_filter)
 

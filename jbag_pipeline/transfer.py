@@ -323,8 +323,7 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
     played, target_games_of = [], {}
     for method, n_games, prototypes, features in methods:
         def value_factory(prototypes=prototypes, features=features):
-            return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players,
-                                      seed=settings.seed, token_filter=TokenFilter(settings.blacklist))
+            return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players, token_filter=TokenFilter(settings.blacklist))
         games = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
                                 settings.games_per_seat, settings.seed)
         played.append(games.select("game", "seat", "score").with_columns(pl.lit(method).alias("method")))

@@ -80,8 +80,7 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     token_filter = token_filter_for(preset, game, keep_counters=sensitivity)
 
     def value_factory():
-        return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players,
-                                  seed=preset.seed, token_filter=token_filter)
+        return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players, token_filter=token_filter)
 
     started = time.perf_counter()
     games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
@@ -116,8 +115,7 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
             continue
 
         def value_factory(tables=tables):
-            return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
-                                      seed=preset.seed, token_filter=token_filter)
+            return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players, token_filter=token_filter)
 
         games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))

@@ -122,7 +122,7 @@ def _value(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, freque
     for name, frame in (("winner_prototypes", prototypes_df), ("selected_features", features_df)):
         if "game" in frame.columns and not frame.filter(pl.col("game") != GAME).is_empty():
             raise ValueError(f"{name}: expected only game {GAME!r} rows, got {sorted(frame['game'].unique())}")
-    return make_jsonbag_value(prototypes_df, features_df, frequency, variant, n_players=2, seed=0,
+    return make_jsonbag_value(prototypes_df, features_df, frequency, variant, n_players=2,
                               token_filter=token_filter)
 
 

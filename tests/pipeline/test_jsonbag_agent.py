@@ -139,7 +139,7 @@ def _hand_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def test_values_of_hand_built_bags_through_the_builder():
     prototypes, features = _hand_tables()
-    selected = make_jsonbag_value(prototypes, features, "full", "full", n_players=2, seed=0)
+    selected = make_jsonbag_value(prototypes, features, "full", "full", n_players=2)
     assert selected.features == [".a.1", ".a.2"]
     # restricted to {.a.1, .a.2}: seat 0's prototype is all .a.1, seat 1's all .a.2
     assert selected.values_of_bag({".a.1": 5, ".b.x": 9}) == pytest.approx([1.0, 0.0])
@@ -147,7 +147,7 @@ def test_values_of_hand_built_bags_through_the_builder():
     bag = {".a.1": 3, ".a.2": 1, ".zzz": 4}
     d0, d1 = jsd({".a.1": 3, ".a.2": 1}, {".a.1": 1}), jsd({".a.1": 3, ".a.2": 1}, {".a.2": 1})
     assert selected.values_of_bag(bag) == pytest.approx([(1 - d0) / (2 - d0 - d1), (1 - d1) / (2 - d0 - d1)], abs=1e-12)
-    everything = make_jsonbag_value(prototypes, features, "full", "none", n_players=2, seed=0)
+    everything = make_jsonbag_value(prototypes, features, "full", "none", n_players=2)
     assert everything.features == [".a.1", ".a.2", ".b.x", ".c"]  # the prototypes' vocabulary
     expected = value_from_distances([jsd(bag, {".a.1": 3, ".b.x": 1}), jsd(bag, {".a.2": 1, ".b.x": 1, ".c": 2})])
     assert everything.values_of_bag(bag) == pytest.approx(expected.tolist(), abs=1e-12)  # .zzz counts as mass
@@ -158,7 +158,7 @@ def test_value_of_a_state_adds_its_tokens_to_the_trajectory():
     game = load_game("connect4")
     prototypes, features = lake_tables(game)
     for variant in ("full", "none"):
-        value = make_jsonbag_value(prototypes, features, "full", variant, n_players=2, seed=0)
+        value = make_jsonbag_value(prototypes, features, "full", variant, n_players=2)
         state = game.new_state(seed=1)
         state.apply(3)
         value.begin_decision(state, 1)
@@ -175,13 +175,13 @@ def test_value_of_a_state_adds_its_tokens_to_the_trajectory():
 def test_builder_rejects_bad_tables():
     prototypes, features = _hand_tables()
     with pytest.raises(ValueError, match="unknown feature variant"):
-        make_jsonbag_value(prototypes, features, "full", "top5", n_players=2, seed=0)
+        make_jsonbag_value(prototypes, features, "full", "top5", n_players=2)
     with pytest.raises(ValueError, match="no rows for frequency 'random'"):
-        make_jsonbag_value(prototypes, features, "random", "full", n_players=2, seed=0)
+        make_jsonbag_value(prototypes, features, "random", "full", n_players=2)
     with pytest.raises(ValueError, match="seat 1 outside 0..0"):
         prototype_bags(prototypes, "full", n_players=1)
     with pytest.raises(ValueError, match="different games"):
-        make_jsonbag_value(prototypes, features.with_columns(pl.lit("other").alias("game")), "full", "full", 2, 0)
+        make_jsonbag_value(prototypes, features.with_columns(pl.lit("other").alias("game")), "full", "full", 2)
     with pytest.raises(ValueError, match="lacks columns"):
         selected_tokens(features.drop("rank"), "full")
     with pytest.raises(ValueError, match="frequency must be one of"):
@@ -216,8 +216,8 @@ def test_every_decision_joins_the_trajectory_whatever_the_frequency():
             elif TokenFilter().keeps(token):
                 outside += count
     for frequency in ("full", "interval", "random"):
-        value = DeterminizedJsonBagValue(bags, None, frequency=frequency, seed=5)
-        value.reset(11)
+        value = DeterminizedJsonBagValue(bags, None, frequency=frequency)
+        value.reset()
         for state in states:
             value.begin_decision(state, 2)
         assert np.array_equal(value.trajectory, expected) and value.trajectory_outside == outside
@@ -227,10 +227,10 @@ def test_the_frequency_names_the_prototypes_only_not_the_agents_bag():
     game = load_game("dominion")
     prototypes, features = lake_tables(game, n_games=3)
     same_prototypes = pl.concat([prototypes.with_columns(pl.lit(f).alias("frequency")) for f in ("full", "random")])
-    by_frequency = {f: make_jsonbag_value(same_prototypes, features, f, "full", 4, seed=7) for f in ("full", "random")}
+    by_frequency = {f: make_jsonbag_value(same_prototypes, features, f, "full", 4) for f in ("full", "random")}
     state, rng, decisions = game.new_state(seed=4), random.Random(4), 0
     for value in by_frequency.values():
-        value.reset(1)
+        value.reset()
     while not state.is_terminal():
         seat = state.current_player
         if seat == 1:
@@ -251,22 +251,22 @@ def test_the_frequency_names_the_prototypes_only_not_the_agents_bag():
     assert np.array_equal(by_frequency["full"].trajectory, by_frequency["random"].trajectory)
 
 
-def test_reset_empties_the_trajectory_and_its_seed_changes_nothing():
+def test_reset_empties_the_trajectory():
     game = load_game("dominion")
     prototypes, features = lake_tables(game, n_games=3)
     value = make_jsonbag_value(prototypes.with_columns(pl.lit("random").alias("frequency")), features, "random",
-                               "none", n_players=4, seed=1)
+                               "none", n_players=4)
     states = _own_turn_states(game, seat=0)[:30]
 
-    def trajectory(seed):
-        value.reset(seed)
+    def trajectory():
+        value.reset()
         assert not value.trajectory.any() and value.trajectory_outside == 0
         for state in states:
             value.begin_decision(state, 0)
         return value.trajectory.copy()
 
-    assert trajectory(4).any()
-    assert np.array_equal(trajectory(4), trajectory(5))
+    first = trajectory()
+    assert first.any() and np.array_equal(first, trajectory())
 
 
 # ----- decisions -------------------------------------------------------------------------------------------------
@@ -278,7 +278,7 @@ def test_the_agent_takes_an_immediate_win_in_connect4(variant):
     state = game.new_state(seed=0)
     for column in (2, 6, 2, 6, 2, 5):  # seat 0 has three in column 2 and moves: column 2 wins at once
         state.apply(column)
-    agent = JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", variant, n_players=2, seed=0))
+    agent = JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", variant, n_players=2))
     for seed in range(5):
         agent.reset(seed)
         assert agent.choose(state) == 2
@@ -312,8 +312,8 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
     prototypes, features = lake_tables(game, n_games=3)
     states = _mid_game_states(game, n_games=1, every=5)[:8]
     for variant in ("full", "none"):
-        value = make_jsonbag_value(prototypes, features, "full", variant, game.n_players, seed=0)
-        value.reset(1)
+        value = make_jsonbag_value(prototypes, features, "full", variant, game.n_players)
+        value.reset()
         for i, state in enumerate(states):
             seat = state.current_player
             sample = state.determinize(seat, random.Random(i))
@@ -335,7 +335,7 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
 def test_the_agent_never_reads_hidden_state(name):
     game = load_game(name)
     prototypes, features = lake_tables(game, n_games=4)
-    agents = [JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", variant, game.n_players, seed=2))
+    agents = [JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", variant, game.n_players))
               for variant in ("full", "none")]
     states = _mid_game_states(game, n_games=2, every=37)[:8]
     moved = 0
@@ -357,13 +357,12 @@ def test_the_agent_never_reads_hidden_state(name):
 def test_batched_choice_follows_osla_rule_with_single_values(name):
     game = load_game(name)
     prototypes, features = lake_tables(game, n_games=4)
-    batched = JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", "full", game.n_players, seed=0))
-    single = OSLAAgent(value=make_jsonbag_value(prototypes, features, "full", "full", game.n_players, seed=0))
+    batched = JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", "full", game.n_players))
+    single = OSLAAgent(value=make_jsonbag_value(prototypes, features, "full", "full", game.n_players))
     states = _mid_game_states(game, n_games=1, every=3)[:12]
     for i, state in enumerate(states):
         batched.reset(i)
         single.reset(i)
-        single.value_function.reset(i)
         assert batched.choose(state) == single.choose(state)
 
 

@@ -248,7 +248,7 @@ def test_agent_value_with_the_games_filter_ignores_a_planted_turn_order_token(co
         state.apply(state.legal_actions()[move % len(state.legal_actions())])
 
     def values(prototypes, token_filter):
-        value = make_jsonbag_value(prototypes, no_features, "full", "none", 2, seed=0, token_filter=token_filter)
+        value = make_jsonbag_value(prototypes, no_features, "full", "none", 2, token_filter=token_filter)
         value.begin_decision(state, state.current_player)
         return value, [value.value(state, seat) for seat in (0, 1)]
 

@@ -102,7 +102,7 @@ def test_document_board_rejects_documents_without_a_board():
 @pytest.mark.parametrize("variant", ["full", "none"])
 def test_seat_values_equal_the_jsonbag_value_of_the_board_state(lake_tables, variant):
     prototypes, features = lake_tables
-    value = make_jsonbag_value(prototypes, features, "full", variant, n_players=2, seed=0)
+    value = make_jsonbag_value(prototypes, features, "full", variant, n_players=2)
     seats = board_seat_values(value)
     boards = board_space()
     assert np.isnan(seats[~boards.valid]).all()
@@ -116,7 +116,7 @@ def test_seat_values_equal_the_jsonbag_value_of_the_board_state(lake_tables, var
 
 def test_greedy_policy_is_osla_on_the_board_value(lake_tables):
     prototypes, features = lake_tables
-    value = make_jsonbag_value(prototypes, features, "interval", "full", n_players=2, seed=0)
+    value = make_jsonbag_value(prototypes, features, "interval", "full", n_players=2)
     policy = greedy_policy(first_player_scores(board_seat_values(value)), TIE_TOLERANCE)
     boards = board_space()
     for board in np.flatnonzero(boards.valid & ~boards.terminal)[::41].tolist():
@@ -137,7 +137,7 @@ def test_greedy_policy_is_osla_on_the_board_value(lake_tables):
 def test_board_values_are_the_movers_value_on_boards_in_play(lake_tables):
     prototypes, features = lake_tables
     values = jsonbag_board_values(prototypes, features, "full", "random")
-    seats = board_seat_values(make_jsonbag_value(prototypes, features, "full", "random", n_players=2, seed=0))
+    seats = board_seat_values(make_jsonbag_value(prototypes, features, "full", "random", n_players=2))
     boards = board_space()
     in_play = boards.valid & ~boards.terminal
     assert values.shape == (N_BOARDS,)
