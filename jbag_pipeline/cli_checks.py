@@ -1,0 +1,115 @@
+"""Checks of `jbag` arguments that run before Dagster is imported and before anything is written, and the
+one-line message of an error raised later (full disk, read-only directory, corrupt lake file)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import errno
+import os
+import re
+from pathlib import Path
+
+from jbag_pipeline.lake import CorruptTableError
+
+# every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
+# asserts, kept here so that a wrong name is refused without importing Dagster (seconds)
+ASSET_NAMES = (
+    "selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
+    "winner_classification", "segmented_bags", "feature_summary", "selected_features", "evaluation_games",
+    "paper_table_1", "effect_sizes", "paper_table_2", "evaluation_summary", "transfer_results", "token_mappings",
+    "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag", "ingested_sources", "ingest_quarantine",
+    "ingested_states", "ingested_games", "ingested_tokens", "ingested_sampled_states", "ingested_bags",
+    "ingested_prototypes", "ingested_classification", "reference_reproduction", "catalog", "report",
+)
+MAX_SEED = 2**63 - 1  # seeds travel through Dagster config and numpy as signed 64-bit integers
+
+
+def seed(text: str) -> int:
+    """argparse type of --seed: an integer in 0..2^63-1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0..2^63-1 ({MAX_SEED})")
+    return value
+
+
+def names(option: str, text: str | None, known, what: str) -> list[str] | None:
+    """The comma-separated names of `option` (None when it is not given), each one of `known`."""
+    if text is None:
+        return None
+    chosen = [name.strip() for name in text.split(",") if name.strip()]
+    if not chosen:
+        raise ValueError(f"{option} names no {what}; leave it out to mean every {what}")
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        hints = [f"{name!r} (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(name, known, 1))
+                 else repr(name) for name in unknown]
+        raise ValueError(f"{option} names unknown {what}(s) {', '.join(hints)}; known: {', '.join(sorted(known))}")
+    return chosen
+
+
+def check_data_dir(root: Path, must_exist: bool) -> None:
+    """Refuse a data directory that is a file, is missing (when `must_exist`) or cannot be written."""
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"data directory {root} is a file, not a directory")
+    existing = root
+    if not root.exists():
+        if must_exist:
+            raise ValueError(f"data directory {root} does not exist; `jbag run` or `jbag ingest` creates it")
+        existing = next(parent for parent in root.parents if parent.exists())
+        if not existing.is_dir():
+            raise ValueError(f"data directory {root} cannot be created: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):  # also False on a read-only mount, even for root
+        raise ValueError(f"data directory {root} is not writable ({existing} is read-only); "
+                         "choose another with --data-dir or JBAG_DATA_DIR")
+
+
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how polars and DuckDB report an errno
+
+
+def _errno_of(exc: BaseException) -> int | None:
+    if isinstance(exc, OSError) and exc.errno:
+        return exc.errno
+    found = _RUST_OS_ERROR.search(str(exc))
+    return int(found.group(1)) if found else None
+
+
+def _chain(exc: BaseException):
+    """`exc` and its causes and contexts, each once (Dagster re-raises with cyclic contexts)."""
+    seen, todo = set(), [exc]
+    while todo:
+        current = todo.pop(0)
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        todo += [current.__cause__, current.__context__]
+
+
+def _first_line(text: str, limit: int = 1000) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+def error_line(exc: BaseException, root: Path | None) -> str:
+    """One line saying what went wrong and what to do, for an exception that ended a command."""
+    where = f"data directory {root}" if root is not None else "the data directory"
+    for cause in _chain(exc):
+        if isinstance(cause, CorruptTableError):
+            return _first_line(str(cause))
+        code = _errno_of(cause)
+        target = getattr(cause, "filename", None) or where
+        if code in (errno.ENOSPC, errno.EDQUOT):
+            return f"no space left on the device of {where} (writing {target}); free some space and rerun"
+        if code == errno.EROFS:
+            return f"{target} is on a read-only file system; choose another --data-dir"
+        if code in (errno.EACCES, errno.EPERM):
+            return f"permission denied writing {target}; make {where} writable or choose another --data-dir"
+        if code in (errno.ENOTDIR, errno.EISDIR):
+            return f"{target}: {os.strerror(code)}; is {where} (or a folder inside it) a file?"
+    if isinstance(exc, (ValueError, FileNotFoundError)):
+        return _first_line(str(exc))
+    return f"{type(exc).__name__}: {_first_line(str(exc))} (rerun with --debug for the traceback)"
