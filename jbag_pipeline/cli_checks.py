@@ -67,14 +67,35 @@ def check_data_dir(root: Path, must_exist: bool) -> None:
                          "choose another with --data-dir or JBAG_DATA_DIR")
 
 
-_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how polars and DuckDB report an errno
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")  # how polars reports an errno
+_SQLITE_FULL = 13  # sqlite3.OperationalError.sqlite_errorcode of "database or disk is full" (Dagster's run storage)
+_MAPPED = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR)
 
 
 def _errno_of(exc: BaseException) -> int | None:
+    """The errno behind `exc`: an OSError's, one named in the message (polars, DuckDB), or SQLite's full disk."""
     if isinstance(exc, OSError) and exc.errno:
         return exc.errno
-    found = _RUST_OS_ERROR.search(str(exc))
-    return int(found.group(1)) if found else None
+    if getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL:
+        return errno.ENOSPC
+    text = str(exc)
+    if found := _RUST_OS_ERROR.search(text):
+        return int(found.group(1))
+    return next((code for code in _MAPPED if os.strerror(code) in text), None)
+
+
+# DuckDB's words for a file that is not Parquet (the catalog binds its views by reading every lake file)
+_DUCKDB_BAD_PARQUET = re.compile(r"(?:No magic bytes found at end of file|File) '([^']+\.parquet)'(?: too small)?")
+
+
+def _corrupt_parquet(exc: BaseException) -> str | None:
+    found = _DUCKDB_BAD_PARQUET.search(str(exc))
+    if found is None or not ("magic bytes" in found.group(0) or "too small" in found.group(0)):
+        return None
+    path = Path(found.group(1))
+    table = path.parts[path.parts.index("lake") + 1] if "lake" in path.parts[:-2] else path.stem
+    return (f"lake file {path} is not readable Parquet ({_first_line(str(exc))}); delete it and re-materialise the "
+            f"asset that writes table {table!r}")
 
 
 def _chain(exc: BaseException):
@@ -100,10 +121,14 @@ def error_line(exc: BaseException, root: Path | None) -> str:
     for cause in _chain(exc):
         if isinstance(cause, CorruptTableError):
             return _first_line(str(cause))
+        if corrupt := _corrupt_parquet(cause):
+            return corrupt
         code = _errno_of(cause)
-        target = getattr(cause, "filename", None) or where
+        filename = getattr(cause, "filename", None)
+        target = filename or where
         if code in (errno.ENOSPC, errno.EDQUOT):
-            return f"no space left on the device of {where} (writing {target}); free some space and rerun"
+            writing = f" (writing {filename})" if filename else ""
+            return f"no space left on the device of {where}{writing}; free some space and rerun"
         if code == errno.EROFS:
             return f"{target} is on a read-only file system; choose another --data-dir"
         if code in (errno.EACCES, errno.EPERM):

@@ -16,7 +16,9 @@ from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.resources import JbagSettings
 
 
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines instead of DEBUG events
+# progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
+# CLI reports the error in one line, and `--debug` shows the traceback
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass
@@ -67,6 +69,8 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
     groups: dict[object, list[str]] = {}
     for a in assets_defs:
         keys = [k for k in asset_names([a]) if k in chosen]
+        if keys and not a.can_subset:  # selfplay_games comes with selfplay_states: one function writes both
+            keys = asset_names([a])
         if keys:
             groups.setdefault(a.partitions_def, []).extend(keys)
     all_games = sorted(game_partitions.get_partition_keys())
