@@ -55,9 +55,12 @@ def cmd_sql(args) -> int:
 
 
 def cmd_ingest(args) -> int:
+    from jbag_pipeline.ingest import check_game_name
     from jbag_pipeline.presets import get_preset
 
     get_preset()  # JBAG_PRESET names the preset of the ingest run: refuse a bad one before Dagster is imported
+    if args.game is not None:
+        check_game_name(args.game)
     root = lake.data_dir(args.data_dir)
     cli_checks.check_data_dir(root, must_exist=False)
     from jbag_pipeline.ingest_cli import run_ingest_cli

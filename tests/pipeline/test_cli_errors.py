@@ -71,10 +71,12 @@ def test_data_directory_that_is_a_file_or_inside_one(tmp_path):
     afile.write_text("not a directory")
     argvs = [["run", "--preset", "smoke", "--data-dir", str(afile)],
              ["ingest", "x.json", "--data-dir", str(afile / "data")],
-             ["report", "--data-dir", str(afile)]]
+             ["report", "--data-dir", str(afile)],
+             ["ingest", "x.json", "--game", "Bad Name", "--data-dir", str(tmp_path / "data")]]
     answer = _run_script(argvs, tmp_path)
-    (rc1, err1), (rc2, err2), (rc3, err3) = answer["results"]
-    assert (rc1, rc2, rc3) == (2, 2, 2)
+    (rc1, err1), (rc2, err2), (rc3, err3), (rc4, err4) = answer["results"]
+    assert (rc1, rc2, rc3, rc4) == (2, 2, 2, 2)
+    assert "game name 'Bad Name'" in err4 and err4.count("\n") == 1
     assert err1 == f"jbag run: error: data directory {afile} is a file, not a directory\n"
     assert f"cannot be created: {afile} is a file" in err2
     assert "is a file, not a directory" in err3
