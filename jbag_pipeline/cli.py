@@ -91,9 +91,10 @@ def cmd_bench(args) -> int:
 
 EXIT_CODES = """exit codes:
   0    done
-  1    jbag sql: the query was refused or failed; jbag ingest: done, but some records were quarantined
+  1    jbag sql: the query was refused or failed
   2    error, reported in one line on stderr (bad argument; data directory missing, a file, read-only or full;
        corrupt lake file; a failed asset); --debug shows the traceback
+  3    jbag ingest: done, but some records were quarantined (the good games landed)
   130  interrupted (Ctrl-C)"""
 
 

@@ -10,17 +10,19 @@ import os
 import re
 from pathlib import Path
 
-from jbag_pipeline.lake import CorruptTableError
+from jbag_pipeline.lake import UnreadableFile
 
 # every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
 # asserts, kept here so that a wrong name is refused without importing Dagster (seconds)
 ASSET_NAMES = (
     "selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
-    "winner_classification", "segmented_bags", "feature_summary", "selected_features", "evaluation_games",
-    "paper_table_1", "effect_sizes", "paper_table_2", "evaluation_summary", "transfer_results", "token_mappings",
-    "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag", "ingested_sources", "ingest_quarantine",
-    "ingested_states", "ingested_games", "ingested_tokens", "ingested_sampled_states", "ingested_bags",
-    "ingested_prototypes", "ingested_classification", "reference_reproduction", "catalog", "report",
+    "winner_classification", "segmented_bags", "feature_summary", "selected_features", "variant_classification",
+    "leaky_tokens", "counters_kept_features", "counters_kept_prototypes", "evaluation_control", "evaluation_games",
+    "stability_games", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary", "paper_table_1",
+    "stability_summary", "transfer_results", "token_mappings", "tictactoe_values", "tictactoe_compression",
+    "tictactoe_jsonbag", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine",
+    "ingested_games", "ingested_sampled_states", "ingested_bags", "ingested_prototypes", "ingested_classification",
+    "reference_reproduction", "catalog", "report",
 )
 MAX_SEED = 2**63 - 1  # seeds travel through Dagster config and numpy as signed 64-bit integers
 
@@ -88,14 +90,20 @@ def _errno_of(exc: BaseException) -> int | None:
 _DUCKDB_BAD_PARQUET = re.compile(r"(?:No magic bytes found at end of file|File) '([^']+\.parquet)'(?: too small)?")
 
 
+def _unreadable_line(path: Path, reason: str) -> str:
+    table = path.parts[path.parts.index("lake") + 1] if "lake" in path.parts[:-2] else path.stem
+    return (f"lake file {path} is not readable Parquet ({_first_line(reason)}); delete it and re-materialise the "
+            f"asset that writes table {table!r}")
+
+
 def _corrupt_parquet(exc: BaseException) -> str | None:
+    """The line for a lake file polars (lake.UnreadableFile) or DuckDB could not read as Parquet, else None."""
+    if isinstance(exc, UnreadableFile):
+        return _unreadable_line(Path(exc.path), exc.reason)
     found = _DUCKDB_BAD_PARQUET.search(str(exc))
     if found is None or not ("magic bytes" in found.group(0) or "too small" in found.group(0)):
         return None
-    path = Path(found.group(1))
-    table = path.parts[path.parts.index("lake") + 1] if "lake" in path.parts[:-2] else path.stem
-    return (f"lake file {path} is not readable Parquet ({_first_line(str(exc))}); delete it and re-materialise the "
-            f"asset that writes table {table!r}")
+    return _unreadable_line(Path(found.group(1)), str(exc))
 
 
 def _chain(exc: BaseException):
@@ -119,8 +127,6 @@ def error_line(exc: BaseException, root: Path | None) -> str:
     """One line saying what went wrong and what to do, for an exception that ended a command."""
     where = f"data directory {root}" if root is not None else "the data directory"
     for cause in _chain(exc):
-        if isinstance(cause, CorruptTableError):
-            return _first_line(str(cause))
         if corrupt := _corrupt_parquet(cause):
             return corrupt
         code = _errno_of(cause)
