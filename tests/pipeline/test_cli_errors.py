@@ -20,8 +20,9 @@ TINY_RUN = ["run", "--preset", "smoke", "--select", "selfplay_games", "--games",
 # (argv, what the error line says); each runs with JBAG_PRESET=bad so `ingest` meets a bad preset
 BAD_ARGUMENTS = [
     (["run", "--preset", "nope"], "unknown preset 'nope'"),
-    (["run", "--preset", "smoke", "--seed", str(2**63)], "outside 0..2^63-1"),
-    (["run", "--preset", "smoke", "--seed", "-1"], "outside 0..2^63-1"),
+    (["run", "--preset", "smoke", "--seed", str(2**64)], "outside 0..2^32-1"),
+    (["run", "--preset", "smoke", "--seed", str(2**32)], "outside 0..2^32-1"),
+    (["run", "--preset", "smoke", "--seed", "-1"], "outside 0..2^32-1"),
     (["run", "--preset", "smoke", "--seed", "1e3"], "not an integer"),
     (["run", "--preset", "smoke", "--select", "selfplay_gmes"], "did you mean 'selfplay_games'?"),
     (["run", "--preset", "smoke", "--select", ","], "--select names no asset"),
@@ -157,8 +158,8 @@ def test_report_on_a_missing_data_directory_creates_nothing(tmp_path):
 
 def test_seed_bounds():
     assert cli_checks.seed("0") == 0
-    assert cli_checks.seed(str(2**63 - 1)) == 2**63 - 1
-    for bad in (str(2**63), "-1", "seven"):
+    assert cli_checks.seed(str(2**32 - 1)) == 2**32 - 1
+    for bad in (str(2**32), str(2**63), "-1", "seven"):
         with pytest.raises(Exception, match="outside|not an integer"):
             cli_checks.seed(bad)
 
