@@ -7,21 +7,26 @@ import sys
 import time
 from pathlib import Path
 
-from jbag_pipeline import lake
+from jbag_pipeline import cli_checks, lake
 
 
 def cmd_run(args) -> int:
+    from engines import GAMES
+    from jbag_pipeline.presets import get_preset
+
+    # every argument is checked before Dagster is imported (seconds) and before anything is created
+    preset = get_preset(args.preset, args.seed)
+    select = cli_checks.names("--select", args.select, cli_checks.ASSET_NAMES, "asset")
+    games = cli_checks.names("--games", args.games, sorted(GAMES), "game")
+    root = lake.data_dir(args.data_dir)
+    cli_checks.check_data_dir(root, must_exist=False)
+
     from jbag_pipeline.catalog import catalog_path
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.presets import get_preset
     from jbag_pipeline.resources import JbagSettings
     from jbag_pipeline.runner import dagster_instance, fail_orphaned_runs, materialize_all
 
-    preset = get_preset(args.preset, args.seed)  # validates the name before anything runs
-    root = lake.data_dir(args.data_dir)
     settings = JbagSettings(preset=preset.name, seed=args.seed, data_dir=str(root))
-    select = [s.strip() for s in args.select.split(",")] if args.select else None
-    games = [g.strip() for g in args.games.split(",")] if args.games else None
     print(f"jbag run: preset {preset.name}, seed {preset.seed}, data in {root}")
     instance = dagster_instance(root)
     for run_id in fail_orphaned_runs(instance):
@@ -50,15 +55,25 @@ def cmd_sql(args) -> int:
 
 
 def cmd_ingest(args) -> int:
+    from jbag_pipeline.ingest import check_game_name
+    from jbag_pipeline.presets import get_preset
+
+    get_preset()  # JBAG_PRESET names the preset of the ingest run: refuse a bad one before Dagster is imported
+    if args.game is not None:
+        check_game_name(args.game)
+    root = lake.data_dir(args.data_dir)
+    cli_checks.check_data_dir(root, must_exist=False)
     from jbag_pipeline.ingest_cli import run_ingest_cli
 
-    return run_ingest_cli(args.paths, lake.data_dir(args.data_dir), args.game, args.mode)
+    return run_ingest_cli(args.paths, root, args.game, args.mode)
 
 
 def cmd_report(args) -> int:
+    root = lake.data_dir(args.data_dir)
+    cli_checks.check_data_dir(root, must_exist=True)
     from jbag_pipeline.report import write_report
 
-    path = write_report(lake.data_dir(args.data_dir))
+    path = write_report(root)
     print(f"report: {path}")
     return 0
 
@@ -74,14 +89,31 @@ def cmd_bench(args) -> int:
                       render_only=args.render_only)
 
 
+EXIT_CODES = """exit codes:
+  0    done
+  1    jbag sql: the query was refused or failed
+  2    error, reported in one line on stderr (bad argument; data directory missing, a file, read-only or full;
+       corrupt lake file; a failed asset); --debug shows the traceback
+  3    jbag ingest: done, but some records were quarantined (the good games landed)
+  130  interrupted (Ctrl-C)"""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its usage errors in one line (`jbag run: error: ...`), exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jbag", description=__doc__)
+    parser = OneLineParser(prog="jbag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialise the asset graph (what the Dagster UI would do)")
     run.add_argument("--preset", help="smoke | demo | paper (default: JBAG_PRESET, else demo)")
-    run.add_argument("--seed", type=int, help="run seed (default: the preset's)")
+    run.add_argument("--seed", type=cli_checks.seed, help="run seed in 0..2^32-1 (default: the preset's)")
     run.add_argument("--data-dir", help="data directory (default: JBAG_DATA_DIR, else ./data)")
-    run.add_argument("--select", help="comma-separated asset names (default: every asset)")
+    run.add_argument("--select", help="comma-separated asset names (default: every asset); the catalog's "
+                     "views are refreshed after them")
     run.add_argument("--games", help="comma-separated game partitions (default: every registered game)")
     run.set_defaults(func=cmd_run)
     sql = sub.add_parser("sql", help="read-only SQL over the catalog views; no query = interactive prompt")
@@ -110,15 +142,25 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--with-demo", action="store_true", help="also time the demo preset end to end (minutes)")
     bench.add_argument("--render-only", action="store_true", help="rewrite RESULTS.md from results.json only")
     bench.set_defaults(func=cmd_bench)
+    for command in (parser, *sub.choices.values()):
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="print the traceback of an error instead of one line")
+        command.epilog, command.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "debug", False):
+        return args.func(args)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"jbag {args.command}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"jbag {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - every failure ends in one line; --debug shows the traceback
+        root = lake.data_dir(args.data_dir) if hasattr(args, "data_dir") else None
+        print(f"jbag {args.command}: error: {cli_checks.error_line(exc, root)}", file=sys.stderr)
         return 2
 
 

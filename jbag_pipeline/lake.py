@@ -87,13 +87,20 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
         if not path.exists():
             raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
         _note_read(table, path)
-        return pl.read_parquet(path)
+        return _read_parquet(path)
     files = sorted((lake_dir(root) / table).glob("**/part.parquet"))
     if not files:
         raise FileNotFoundError(f"table {table!r} has no data under {lake_dir(root)}; materialise it first")
     for f in files:
         _note_read(table, f)
-    return pl.concat([pl.read_parquet(f) for f in files], how="vertical_relaxed")
+    return pl.concat([_read_parquet(f) for f in files], how="vertical_relaxed")
+
+
+def _read_parquet(path: Path) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(path)
+    except pl.exceptions.PolarsError as exc:  # polars raises ComputeError for a truncated or garbled file
+        raise UnreadableFile(path, str(exc).strip().splitlines()[0]) from None
 
 
 class UnreadableFile(ValueError):

@@ -254,8 +254,10 @@ SECTIONS = [("verdicts", _verdict_section), ("selfplay_games", _selfplay_section
 
 def write_report(root: Path) -> Path:
     """Regenerate <root>/report/ from every lake table present; returns the path of index.html."""
+    if not root.is_dir():  # never create a data directory just to report that it is empty
+        raise FileNotFoundError(f"data directory {root} does not exist; `jbag run` creates it")
     folder = root / "report"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(exist_ok=True)
     report = Report(folder)
     for table, section in SECTIONS:
         if lake.table_exists(root, table):

@@ -16,7 +16,9 @@ from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.resources import JbagSettings
 
 
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines instead of DEBUG events
+# progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
+# CLI reports the error in one line, and `--debug` shows the traceback
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass
@@ -40,6 +42,9 @@ def _game_of(partition_key: str) -> str:
 GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
 # assets outside the default selection: they run only when --select names them
 OPT_IN_ASSETS = {"reference_reproduction"}
+# unpartitioned assets that read every lake table: run in a step of their own after all others (the catalog
+# declares no dependency on opt-in assets, so in one step Dagster might build it first)
+SUMMARY_ASSETS = ("catalog", "report")
 
 
 def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
@@ -50,9 +55,12 @@ def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) ->
 def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
     """Steps in order: assets partitioned by game (once per game), then those partitioned by game and pair
     (once per key; only `pairs` when given), then other partitioned assets (transfer pairs), then the
-    unpartitioned assets."""
+    unpartitioned assets, then the summary assets. A `select` always includes the catalog, so that its views
+    show what the run wrote."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known - OPT_IN_ASSETS)
+    if select and "catalog" in known:
+        chosen.add("catalog")
     if games is not None and select is None:
         chosen -= {name for name, game in GAME_SPECIFIC_ASSETS.items() if game not in games}
     unknown = sorted(chosen - known)
@@ -61,6 +69,8 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
     groups: dict[object, list[str]] = {}
     for a in assets_defs:
         keys = [k for k in asset_names([a]) if k in chosen]
+        if keys and not a.can_subset:  # selfplay_games comes with selfplay_states: one function writes both
+            keys = asset_names([a])
         if keys:
             groups.setdefault(a.partitions_def, []).extend(keys)
     all_games = sorted(game_partitions.get_partition_keys())
@@ -75,7 +85,8 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
             if _wanted(key, games, pairs):
                 steps.append((groups[partitions_def], key))
     if None in groups:
-        steps.append((groups[None], None))
+        steps += [(keys, None) for keys in ([k for k in groups[None] if k not in SUMMARY_ASSETS],
+                                            [k for k in groups[None] if k in SUMMARY_ASSETS]) if keys]
     return steps
 
 
