@@ -17,7 +17,7 @@ import polars as pl
 
 from engines import load_game
 from engines.agents import baseline_agent
-from engines.match import play_match
+from engines.match import MatchRecord, play_match
 from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
 
 EVALUATION_GAMES_SCHEMA = {
@@ -48,6 +48,22 @@ def _result(returns: list, seat: int) -> int:
     return (returns[seat] > 0) - (returns[seat] < 0)
 
 
+def _opponents_best(record: MatchRecord, seat: int) -> float:
+    return float(max(score for p, score in enumerate(record.scores) if p != seat))
+
+
+def _seat_games(game, agents_for_seat: Callable[[int], list], games_per_seat: int, base_seed: int):
+    """(seat, index, seed, record, seconds) of game (seat, index) for every seat and index, played by
+    agents_for_seat(seat)."""
+    for seat in range(game.n_players):
+        agents = agents_for_seat(seat)
+        for index in range(games_per_seat):
+            seed = evaluation_seed(base_seed, game.name, seat, index)
+            started = time.perf_counter()
+            record = play_match(game, agents, seed=seed)
+            yield seat, index, seed, record, time.perf_counter() - started
+
+
 def _check_games_per_seat(games_per_seat: int, where: str) -> None:
     if games_per_seat < 0:
         raise ValueError(f"{where}: games_per_seat must be >= 0, got {games_per_seat}")
@@ -69,20 +85,15 @@ def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
         raise ValueError(f"play_evaluation: value_factory built a value for frequency "
                          f"{jsonbag.value_function.frequency!r}, not {frequency!r}")
     rows = []
-    for seat in range(game.n_players):
-        agents = [jsonbag if p == seat else baseline_agent(game_name) for p in range(game.n_players)]
-        for index in range(games_per_seat):
-            seed = evaluation_seed(base_seed, game_name, seat, index)
-            started = time.perf_counter()
-            record = play_match(game, agents, seed=seed)
-            seconds = time.perf_counter() - started
-            opponents = [s for p, s in enumerate(record.scores) if p != seat]
-            rows.append({
-                "game": game_name, "prototype_frequency": frequency, "feature_variant": variant, "seat": seat,
-                "game_index": index, "seed": seed, "params": params_json, "score": _result(record.returns, seat),
-                "jsonbag_score": float(record.scores[seat]), "opponents_best_score": float(max(opponents)),
-                "n_actions": record.n_actions, "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
-            })
+    for seat, index, seed, record, seconds in _seat_games(game, lambda seat: [
+            jsonbag if p == seat else baseline_agent(game_name) for p in range(game.n_players)], games_per_seat,
+            base_seed):
+        rows.append({
+            "game": game_name, "prototype_frequency": frequency, "feature_variant": variant, "seat": seat,
+            "game_index": index, "seed": seed, "params": params_json, "score": _result(record.returns, seat),
+            "jsonbag_score": float(record.scores[seat]), "opponents_best_score": _opponents_best(record, seat),
+            "n_actions": record.n_actions, "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
+        })
     return pl.DataFrame(rows, schema=EVALUATION_GAMES_SCHEMA)
 
 
@@ -97,18 +108,12 @@ def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: i
     params_json = orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode()
     agents = [baseline_agent(game_name) for _ in range(game.n_players)]
     rows = []
-    for seat in range(game.n_players):
-        for index in range(games_per_seat):
-            seed = evaluation_seed(base_seed, game_name, seat, index)
-            started = time.perf_counter()
-            record = play_match(game, agents, seed=seed)
-            seconds = time.perf_counter() - started
-            opponents = [s for p, s in enumerate(record.scores) if p != seat]
-            rows.append({
-                "game": game_name, "seat": seat, "game_index": index, "seed": seed, "params": params_json,
-                "score": _result(record.returns, seat), "seat_score": float(record.scores[seat]),
-                "opponents_best_score": float(max(opponents)), "n_actions": record.n_actions,
-                "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
-            })
+    for seat, index, seed, record, seconds in _seat_games(game, lambda seat: agents, games_per_seat, base_seed):
+        rows.append({
+            "game": game_name, "seat": seat, "game_index": index, "seed": seed, "params": params_json,
+            "score": _result(record.returns, seat), "seat_score": float(record.scores[seat]),
+            "opponents_best_score": _opponents_best(record, seat), "n_actions": record.n_actions,
+            "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
+        })
     return pl.DataFrame(rows, schema=CONTROL_GAMES_SCHEMA)
 
