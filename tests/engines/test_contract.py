@@ -1,4 +1,4 @@
-"""The engine contract (DESIGN.md section 2, engines/base.py), run on every game in engines.GAMES.
+"""The engine contract (engines/base.py, docs/ARCHITECTURE.md section 3), run on every game in engines.GAMES.
 
 As OpenSpiel's python/games tests, one set of tests covers every registered game: a new game passes these
 before anything else uses it. Each game is played a few times with seeded random moves; the checks run on
@@ -94,7 +94,7 @@ def test_the_registry_names_its_games():
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_same_seed_and_actions_replay_the_same_game(name):
-    states, actions, docs = playout(name, 0)
+    _, actions, docs = playout(name, 0)
     assert load_game(name).new_state(0).to_json() == docs[0]
     replay = load_game(name).new_state(0)
     replayed = [replay.to_json()]
