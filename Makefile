@@ -32,6 +32,9 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python -c "import pyspiel" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	$(BIN)/jbag bench $(BENCH_ARGS)
 
+sql: $(VENV)/.installed
+	$(BIN)/jbag sql
+
 report: $(VENV)/.installed
 	$(BIN)/jbag report
 

@@ -183,8 +183,10 @@ class DotsAndBoxesState(State):
         return returns_from_scores([b.bit_count() for b in self.boxes_by])
 
     def key(self) -> tuple:
-        """Drawn lines, box owners and the mover; who drew which line does not change the position."""
-        return (self.drawn, self.boxes_by[0], self.boxes_by[1], self.player)
+        """Drawn lines, box owners and the mover (-1 once the game is over: the last mover is not part of the
+        final position); who drew which line does not change the position."""
+        mover = -1 if self.owned == self.game.all_boxes else self.player
+        return (self.drawn, self.boxes_by[0], self.boxes_by[1], mover)
 
     def to_json(self) -> dict:
         """Owner seat of each line (by line id) and box (row-major), -1 if none; box counts per seat."""
