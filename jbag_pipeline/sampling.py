@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from jbag_pipeline.sql import run_sql
+from jbag_pipeline.tables import require_columns
 
 FREQUENCIES = ("full", "interval", "random")
 SAMPLED_SCHEMA = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32}
@@ -52,17 +53,11 @@ def sample_state_indices(n_states: int, terminal_idx: int | None, n_players: int
     raise ValueError(f"unknown frequency {frequency!r}; expected one of {list(FREQUENCIES)}")
 
 
-def _require_columns(frame: pl.DataFrame, name: str, columns: tuple[str, ...]) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
-
-
 def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
                    memory_limit: str = "4GB") -> pl.DataFrame:
     """(game, frequency, game_id, state_idx) for the three frequencies, computed by sql/sampled_states.sql."""
-    _require_columns(states, "states", ("game", "game_id", "state_idx", "is_terminal"))
-    _require_columns(games, "games", ("game", "game_id", "n_players"))
+    require_columns(states, "states", ("game", "game_id", "state_idx", "is_terminal"))
+    require_columns(games, "games", ("game", "game_id", "n_players"))
     states = states.select("game", "game_id", "state_idx", "is_terminal")
     games = games.select("game", "game_id", "n_players")
     orphans = states.join(games, on=["game", "game_id"], how="anti")

@@ -10,6 +10,7 @@ import polars as pl
 
 from jbag_pipeline.bags_table import filter_tokens
 from jbag_pipeline.sql import run_sql
+from jbag_pipeline.tables import require_columns
 
 SEGMENTED_SCHEMA = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
                     "token": pl.String, "p": pl.Float64}
@@ -35,9 +36,7 @@ def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_s
         raise ValueError(f"n_segments must be >= 1, got {n_segments}")
     for name, frame, columns in (("state_tokens", state_tokens, ("game", "game_id", "state_idx", "token", "count")),
                                  ("sampled_states", sampled_states, ("game", "frequency", "game_id", "state_idx"))):
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
+        require_columns(frame, name, columns)
     lengths = state_tokens.group_by("game", "game_id").agg((pl.col("state_idx").max() + 1).alias("n_states"))
     orphans = sampled_states.join(lengths, on=["game", "game_id"], how="anti")
     if not orphans.is_empty():
