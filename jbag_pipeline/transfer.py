@@ -16,7 +16,7 @@ of a source -> target pair).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -25,7 +25,7 @@ from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.evaluation import play_control, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
 from jbag_pipeline.leakage import DEFAULT_TOKEN_BLACKLIST
-from jbag_pipeline.presets import GameRun
+from jbag_pipeline.presets import GameRun, TransferSettings
 from jbag_pipeline.sampling import sampled_states
 from jbag_pipeline.selection import select_features
 from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
@@ -192,37 +192,6 @@ def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: in
     if with_features:
         features = select_features(bags, winners, k=top_k, n_estimators=rf_trees, seed=run_seed).features
     return TrainedModel(prototypes, features, bags["token"].unique().sort().to_list(), len(games))
-
-
-@dataclass(frozen=True)
-class TransferSettings:
-    """Scale and knobs of one transfer experiment (small MCTS budgets by default)."""
-
-    source_games: int = 40
-    target_games: int = 200  # target self-play games (more if a finetune N is larger): target_trained uses all
-    finetune_games: tuple[int, ...] = (0, 10, 50, 200)
-    source_weight_games: float | None = None  # M of source_weight; None: the number of source games
-    mcts_iterations: int = 20
-    rollout_length: int = 50
-    frequency: str = "full"
-    variant: str = "full"
-    games_per_seat: int = 4
-    seed: int = 0
-    max_distance: float = 0.5
-    top_k: int = 100
-    rf_trees: int = 50
-    blacklist: tuple[str, ...] = field(default=DEFAULT_TOKEN_BLACKLIST)
-
-    def __post_init__(self):
-        for name in ("source_games", "target_games", "mcts_iterations", "rollout_length", "games_per_seat",
-                     "top_k", "rf_trees"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"TransferSettings: {name} must be an int >= 1, got {value!r}")
-        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in self.finetune_games):
-            raise ValueError(f"TransferSettings: finetune_games must be ints >= 0, got {self.finetune_games!r}")
-        if self.source_weight_games is not None and self.source_weight_games < 0:
-            raise ValueError(f"TransferSettings: source_weight_games must be >= 0, got {self.source_weight_games}")
 
 
 def variant_label(game: str, params: dict) -> str:
