@@ -16,15 +16,6 @@ SEGMENTED_SCHEMA = {"game": pl.String, "frequency": pl.String, "segment": pl.Int
                     "token": pl.String, "p": pl.Float64}
 
 
-def state_segment(state_idx: int, n_states: int, n_segments: int) -> int:
-    """The 1-based segment of recorded state `state_idx` in a trajectory of `n_states` states."""
-    if n_segments < 1:
-        raise ValueError(f"n_segments must be >= 1, got {n_segments}")
-    if not 0 <= state_idx < n_states:
-        raise ValueError(f"state_idx {state_idx} outside 0..{n_states - 1}")
-    return state_idx * n_segments // n_states + 1
-
-
 def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_segments: int = 4,
                    blacklist: tuple[str, ...] = (), memory_limit: str = "4GB") -> pl.DataFrame:
     """(game, frequency, segment, game_id, token, p): the bag of each sampled trajectory truncated after each segment.

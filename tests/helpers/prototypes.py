@@ -1,4 +1,7 @@
-"""Class prototypes of labelled bags and prototype nearest-neighbour search (P-NNS) by JSD."""
+"""Class prototypes of labelled bags and prototype nearest-neighbour search (P-NNS) by JSD, in plain Python.
+
+A reference for tests and benchmarks (the pipeline computes prototypes in sql/winner_prototypes.sql).
+"""
 
 from __future__ import annotations
 
