@@ -23,9 +23,9 @@ from engines.agents import RandomAgent, baseline_agent, baseline_value
 from engines.match import play_match
 from jbag_pipeline.bags import normalise
 from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
-from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.selection import rank_tokens, top_k
 from jbag_pipeline.tokenize import TokenFilter, tokenize_trajectory
+from tests.helpers.prototypes import build_prototypes
 
 TRAINING_GAMES = 20
 DECISION_GAMES = 2

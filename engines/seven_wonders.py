@@ -88,7 +88,7 @@ class SevenWonders(Game):
         return state
 
     def from_json(self, doc: dict, seed: int = 0) -> "SevenWondersState":
-        return parse_state(self, doc, seed)
+        return parse_state(SevenWondersState(self, seed), doc)
 
 
 class SevenWondersState(State):

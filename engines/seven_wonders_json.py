@@ -155,17 +155,15 @@ def state_json(state, viewer: int | None = None) -> dict:
     }
 
 
-def parse_state(game, doc: dict, seed: int):
-    """Rebuild a state from state_json output; any field inconsistent with the rebuilt state is rejected."""
-    from engines.seven_wonders import SevenWondersState
-
+def parse_state(state, doc: dict):
+    """Fill a new state (SevenWondersState(game, seed)) from state_json output and return it; any field
+    inconsistent with the rebuilt state is rejected."""
     where = "seven_wonders from_json"
     if not isinstance(doc, dict):
         raise ValueError(f"{where}: document must be a dict, got {type(doc).__name__}")
-    n = game.n_players
+    n = state.game.n_players
     if doc.get("nPlayers") != n:
         raise ValueError(f"{where}: nPlayers is {doc.get('nPlayers')!r}, the game has {n} players")
-    state = SevenWondersState(game, seed)
     state.age = _int(doc, "currentAge", where)
     state.direction = _int(doc, "direction", where)
     state.turn_counter = _int(doc, "turnCounter", where)

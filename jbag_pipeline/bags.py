@@ -192,9 +192,3 @@ class Vocabulary:
                     columns.append(column)
                     counts.append(count)
         return sp.csr_matrix((np.array(counts, dtype=float), (rows, columns)), shape=(len(bags), len(self.tokens)))
-
-
-def jsd_to_prototypes_sparse(vocabulary: Vocabulary, bags: Sequence[Bag], prototypes: np.ndarray) -> np.ndarray:
-    """JSD of every bag to every prototype row over `vocabulary` (n, k), exact over each bag's full tokens."""
-    outside = np.array([vocabulary.outside_mass(bag) for bag in bags], dtype=float)
-    return jsd_matrix(vocabulary.matrix(bags), prototypes, outside)

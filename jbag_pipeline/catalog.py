@@ -186,11 +186,6 @@ def publish(root: Path) -> Publication:
     return Publication(views=views, folder=folder if views else None, withheld=withheld)
 
 
-def build_catalog(root: Path) -> dict[str, str]:
-    """Publish the lake and write <root>/jbag.duckdb; returns view -> table of the views created."""
-    return publish(root).views
-
-
 def _link_or_copy(source: Path, target: Path) -> None:
     try:
         os.link(source, target)

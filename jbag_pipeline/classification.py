@@ -24,6 +24,7 @@ from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, NO_SELECTION
 from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.selection import select_features
 from jbag_pipeline.statistics import wilson_interval
+from jbag_pipeline.tables import require_columns
 
 PREFIXES = (0.25, 0.5, 0.75, 1.0)
 CLASSIFICATION_SCHEMA = {
@@ -118,9 +119,8 @@ def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games:
                                 ("states", states, ("game_id", "state_idx")),
                                 ("games", games, ("game_id", "winner")),
                                 ("sampled_states", sampled_states, ("frequency", "game_id", "state_idx"))):
-        missing = [] if frame is None else [c for c in needed if c not in frame.columns]
-        if missing:
-            raise ValueError(f"winner classification: {name} lacks columns {missing} (has {frame.columns})")
+        if frame is not None:
+            require_columns(frame, f"winner classification: {name}", needed)
     by_frequency: dict[str, list[tuple[str, Sequence[str] | None]]] = {}
     for frequency, variant, features in combos:
         if frequency not in FREQUENCIES:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -78,15 +79,21 @@ def cmd_report(args) -> int:
     return 0
 
 
+def bench_command(args) -> list[str]:
+    """The `python -m benchmarks.run_all` command line that `jbag bench` with these arguments runs."""
+    command = [sys.executable, "-m", "benchmarks.run_all", "--repeats", str(args.repeats)]
+    if args.only is not None:
+        command += ["--only", args.only]
+    flags = {"--quick": args.quick, "--with-demo": args.with_demo, "--render-only": args.render_only}
+    return command + [flag for flag, on in flags.items() if on]
+
+
 def cmd_bench(args) -> int:
     repository = Path(__file__).resolve().parents[1]
     if not (repository / "benchmarks" / "run_all.py").is_file():
         raise FileNotFoundError(f"no benchmarks/ folder in {repository}; jbag bench runs from a clone of the repository")
-    sys.path.insert(0, str(repository))  # benchmarks/ sits beside the packages, not inside the installed ones
-    from benchmarks.run_all import main as bench_main
-
-    return bench_main(args.only, args.repeats, with_demo=args.with_demo, quick=args.quick,
-                      render_only=args.render_only)
+    # benchmarks/ sits beside the packages, not inside the installed ones: run it from the repository
+    return subprocess.run(bench_command(args), cwd=repository).returncode
 
 
 EXIT_CODES = """exit codes:

@@ -21,6 +21,7 @@ from scipy.special import xlogy
 from engines.agents.osla import OSLAAgent, terminal_value
 from engines.base import Action
 from jbag_pipeline.sampling import FREQUENCIES
+from jbag_pipeline.tables import require_columns
 from jbag_pipeline.tokenize import TokenFilter
 from jbag_pipeline.tokenize_delta import TokenDelta
 from jbag_pipeline.tokenize_restricted import token_paths
@@ -255,9 +256,7 @@ def _one_game(frame: pl.DataFrame, name: str) -> str | None:
 
 def prototype_bags(prototypes: pl.DataFrame, frequency: str, n_players: int) -> list[dict[str, float]]:
     """Per seat 0..n_players-1, the token counts of its winner prototype at `frequency` (empty if it never won)."""
-    missing = [c for c in ("frequency", "seat", "token", "count") if c not in prototypes.columns]
-    if missing:
-        raise ValueError(f"winner_prototypes lacks columns {missing} (has {prototypes.columns})")
+    require_columns(prototypes, "winner_prototypes", ("frequency", "seat", "token", "count"))
     rows = prototypes.filter(pl.col("frequency") == frequency)
     if rows.is_empty():
         raise ValueError(f"winner_prototypes has no rows for frequency {frequency!r}")
@@ -275,9 +274,7 @@ def selected_tokens(features: pl.DataFrame, variant: str) -> list[str] | None:
         raise ValueError(f"unknown feature variant {variant!r}; expected one of {list(FEATURE_VARIANTS)}")
     if variant == NO_SELECTION:
         return None
-    missing = [c for c in ("variant", "token", "rank") if c not in features.columns]
-    if missing:
-        raise ValueError(f"selected_features lacks columns {missing} (has {features.columns})")
+    require_columns(features, "selected_features", ("variant", "token", "rank"))
     rows = features.filter(pl.col("variant") == variant).sort("rank", "token")
     return rows["token"].to_list()
 

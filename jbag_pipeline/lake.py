@@ -52,11 +52,6 @@ def partition_path(root: Path, table: str, partition: dict[str, str] | None = No
     return folder / "part.parquet"
 
 
-def table_glob(root: Path, table: str) -> str:
-    """Glob matching every partition file of a table (for DuckDB's read_parquet)."""
-    return str(lake_dir(root) / table / "**" / "part.parquet")
-
-
 def table_exists(root: Path, table: str) -> bool:
     return any((lake_dir(root) / table).glob("**/part.parquet"))
 

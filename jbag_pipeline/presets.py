@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass, field, replace
 
 from engines import GAMES
-from jbag_pipeline.leakage import COMMON_OUTCOME_FIELDS, OUTCOME_FIELDS, TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS
+from jbag_pipeline.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST, OUTCOME_FIELDS,
+                                   TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS)
 from jbag_pipeline.tokenize import TokenFilter
 
 PRESET_NAMES = ("smoke", "demo", "paper")
@@ -25,6 +26,37 @@ class GameRun:
     mcts_iterations: int = 50
     rollout_length: int = 100
     eval_games_per_seat: int = 1
+
+
+@dataclass(frozen=True)
+class TransferSettings:
+    """Scale and knobs of one transfer experiment (small MCTS budgets by default)."""
+
+    source_games: int = 40
+    target_games: int = 200  # target self-play games (more if a finetune N is larger): target_trained uses all
+    finetune_games: tuple[int, ...] = (0, 10, 50, 200)
+    source_weight_games: float | None = None  # M of source_weight; None: the number of source games
+    mcts_iterations: int = 20
+    rollout_length: int = 50
+    frequency: str = "full"
+    variant: str = "full"
+    games_per_seat: int = 4
+    seed: int = 0
+    max_distance: float = 0.5
+    top_k: int = 100
+    rf_trees: int = 50
+    blacklist: tuple[str, ...] = field(default=DEFAULT_TOKEN_BLACKLIST)
+
+    def __post_init__(self):
+        for name in ("source_games", "target_games", "mcts_iterations", "rollout_length", "games_per_seat",
+                     "top_k", "rf_trees"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"TransferSettings: {name} must be an int >= 1, got {value!r}")
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in self.finetune_games):
+            raise ValueError(f"TransferSettings: finetune_games must be ints >= 0, got {self.finetune_games!r}")
+        if self.source_weight_games is not None and self.source_weight_games < 0:
+            raise ValueError(f"TransferSettings: source_weight_games must be >= 0, got {self.source_weight_games}")
 
 
 @dataclass(frozen=True)
@@ -43,7 +75,7 @@ class Preset:
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
     # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
-    transfer: dict = field(default_factory=dict)  # overrides of jbag_pipeline.transfer.TransferSettings
+    transfer: dict = field(default_factory=dict)  # overrides of TransferSettings
 
     def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
         """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
@@ -52,10 +84,8 @@ class Preset:
         counters = () if keep_counters else self.turn_order_fields.get(game, TAG_TURN_ORDER_FIELDS)
         return tuple(dict.fromkeys((*outcome, *counters)))
 
-    def transfer_settings(self, game: str):
+    def transfer_settings(self, game: str) -> TransferSettings:
         """The transfer experiment's scale in this preset for variants of `game`, seeded by the run seed."""
-        from jbag_pipeline.transfer import TransferSettings
-
         return TransferSettings(**{"seed": self.seed, "top_k": self.top_k, "rf_trees": self.rf_trees,
                                    "blacklist": self.blacklist_for(game), **self.transfer})
 

@@ -10,18 +10,10 @@ import polars as pl
 
 from jbag_pipeline.bags_table import filter_tokens
 from jbag_pipeline.sql import run_sql
+from jbag_pipeline.tables import require_columns
 
 SEGMENTED_SCHEMA = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
                     "token": pl.String, "p": pl.Float64}
-
-
-def state_segment(state_idx: int, n_states: int, n_segments: int) -> int:
-    """The 1-based segment of recorded state `state_idx` in a trajectory of `n_states` states."""
-    if n_segments < 1:
-        raise ValueError(f"n_segments must be >= 1, got {n_segments}")
-    if not 0 <= state_idx < n_states:
-        raise ValueError(f"state_idx {state_idx} outside 0..{n_states - 1}")
-    return state_idx * n_segments // n_states + 1
 
 
 def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_segments: int = 4,
@@ -35,9 +27,7 @@ def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_s
         raise ValueError(f"n_segments must be >= 1, got {n_segments}")
     for name, frame, columns in (("state_tokens", state_tokens, ("game", "game_id", "state_idx", "token", "count")),
                                  ("sampled_states", sampled_states, ("game", "frequency", "game_id", "state_idx"))):
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
+        require_columns(frame, name, columns)
     lengths = state_tokens.group_by("game", "game_id").agg((pl.col("state_idx").max() + 1).alias("n_states"))
     orphans = sampled_states.join(lengths, on=["game", "game_id"], how="anti")
     if not orphans.is_empty():

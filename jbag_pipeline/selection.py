@@ -17,6 +17,8 @@ import polars as pl
 from scipy import sparse
 from sklearn.ensemble import RandomForestClassifier
 
+from jbag_pipeline.tables import require_columns
+
 FEATURES_SCHEMA = {"game": pl.String, "variant": pl.String, "token": pl.String, "importance": pl.Float64,
                    "rank": pl.Int32, "segment": pl.Int32}
 SUMMARY_SCHEMA = {"game": pl.String, "variant": pl.String, "tokens_kept": pl.Int32, "accuracy": pl.Float64,
@@ -156,9 +158,7 @@ def select_features(bags: pl.DataFrame, games: pl.DataFrame, *, k: int = 100, n_
         raise ValueError(f"adaptive_share must be in (0, 1], got {adaptive_share}")
     for name, frame, columns in (("bags", bags, ("game", "frequency", "game_id", "token", "p")),
                                  ("games", games, ("game", "game_id", "winner"))):
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
+        require_columns(frame, name, columns)
     if "segment" not in bags.columns:
         bags = bags.with_columns(pl.lit(1, dtype=pl.Int32).alias("segment"))
     orphans = bags.select("game", "game_id").unique().join(games, on=["game", "game_id"], how="anti")

@@ -18,6 +18,7 @@ import polars as pl
 from scipy import optimize, special, stats
 
 from jbag_pipeline.jsonbag_agent import NO_SELECTION
+from jbag_pipeline.tables import require_columns
 
 PAIR = ("game", "prototype_frequency", "feature_variant")
 EFFECT_FACTORS = ("prototype_frequency", "feature_variant")
@@ -45,9 +46,7 @@ EFFECT_SIZES_SCHEMA = {"game": pl.String, "factor": pl.String, "levels": pl.Int3
 
 
 def _check_games(games: pl.DataFrame, needed: tuple[str, ...]) -> None:
-    missing = [c for c in needed if c not in games.columns]
-    if missing:
-        raise ValueError(f"evaluation_games lacks columns {missing} (has {games.columns})")
+    require_columns(games, "evaluation_games", needed)
     if games["score"].null_count():
         raise ValueError("evaluation_games: score has null values")
     if not games["score"].is_in([-1, 0, 1]).all():
@@ -224,9 +223,7 @@ def control_table(control_games: pl.DataFrame) -> pl.DataFrame:
 
 def _control_by_seat(control: pl.DataFrame) -> dict[tuple[str, int], tuple[int, int]]:
     """{(game, seat): (wins, games)} of evaluation_control, validated."""
-    missing = [c for c in ("game", "seat", "games", "wins") if c not in control.columns]
-    if missing:
-        raise ValueError(f"evaluation_control lacks columns {missing} (has {control.columns})")
+    require_columns(control, "evaluation_control", ("game", "seat", "games", "wins"))
     by_seat = {}
     for game, seat, games, wins in control.select("game", "seat", "games", "wins").iter_rows():
         if (game, seat) in by_seat:
@@ -309,9 +306,7 @@ def summarise(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame, 
 
 
 def _overall(summary: pl.DataFrame) -> pl.DataFrame:
-    missing = [c for c in SUMMARY_SCHEMA if c not in summary.columns]
-    if missing:
-        raise ValueError(f"evaluation_summary lacks columns {missing} (has {summary.columns})")
+    require_columns(summary, "evaluation_summary", SUMMARY_SCHEMA)
     return summary.filter(pl.col("scope") == OVERALL)
 
 

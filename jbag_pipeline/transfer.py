@@ -16,7 +16,7 @@ of a source -> target pair).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -25,13 +25,14 @@ from jbag_pipeline.bags_table import trajectory_bags_table
 from jbag_pipeline.evaluation import play_control, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
 from jbag_pipeline.leakage import DEFAULT_TOKEN_BLACKLIST
-from jbag_pipeline.presets import GameRun
+from jbag_pipeline.presets import GameRun, TransferSettings
 from jbag_pipeline.sampling import sampled_states
 from jbag_pipeline.selection import select_features
 from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.sql import run_sql
 from jbag_pipeline.state_tokens import tokenize_states
 from jbag_pipeline.statistics import OVERALL, control_table, outcome_statistics, summarise
+from jbag_pipeline.tables import require_columns
 from jbag_pipeline.tokenize import TokenFilter
 from jbag_pipeline.transfer_mapping import map_tokens, random_mapping
 
@@ -58,15 +59,9 @@ _SUMMARY_TO_RESULTS = {"n": "games", "mean": "mean_score"}
 _VALUE_COLUMNS = ("token", "count", "p")
 
 
-def _require(frame: pl.DataFrame, name: str, columns: tuple[str, ...]) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
-
-
 def _mapping_pairs(mapping: pl.DataFrame, where: str) -> pl.DataFrame:
     """(target_token, source_token) of the matched rows; a target token listed twice raises."""
-    _require(mapping, f"{where}: mapping", ("target_token", "source_token"))
+    require_columns(mapping, f"{where}: mapping", ("target_token", "source_token"))
     if mapping["target_token"].is_duplicated().any():
         raise ValueError(f"{where}: mapping lists target token "
                          f"{mapping.filter(pl.col('target_token').is_duplicated())['target_token'][0]!r} twice")
@@ -80,7 +75,7 @@ def transfer_prototypes(source_prototypes: pl.DataFrame, mapping: pl.DataFrame, 
     Groups are every column but token/count/p (e.g. game, frequency, seat); `count` (the mass, if present,
     else p) is copied, p renormalised per group. `game` relabels the game column for the target.
     """
-    _require(source_prototypes, "transfer_prototypes: source prototypes", ("seat", "token", "p"))
+    require_columns(source_prototypes, "transfer_prototypes: source prototypes", ("seat", "token", "p"))
     pairs = _mapping_pairs(mapping, "transfer_prototypes")
     groups = [c for c in source_prototypes.columns if c not in _VALUE_COLUMNS]
     mass = "count" if "count" in source_prototypes.columns else "p"
@@ -103,7 +98,7 @@ def transfer_features(source_features: pl.DataFrame, mapping: pl.DataFrame, *,
     It inherits the source row (importance, segment); ranks are renumbered per variant by (source rank,
     target token), so copies of one source token sit together.
     """
-    _require(source_features, "transfer_features: source features", ("variant", "token", "rank"))
+    require_columns(source_features, "transfer_features: source features", ("variant", "token", "rank"))
     pairs = _mapping_pairs(mapping, "transfer_features")
     columns = source_features.columns
     moved = (source_features.join(pairs, left_on="token", right_on="source_token", how="inner")
@@ -124,7 +119,7 @@ def source_weight(source_games: float, n_target_games: int) -> float:
 
 
 def _shares(prototypes: pl.DataFrame, keys: list[str], name: str) -> pl.DataFrame:
-    _require(prototypes, f"mix_prototypes: {name}", (*keys, "token", "p"))
+    require_columns(prototypes, f"mix_prototypes: {name}", (*keys, "token", "p"))
     if prototypes.select((pl.col("p") < 0).any()).item():
         raise ValueError(f"mix_prototypes: {name} has negative p")
     rows = prototypes.group_by(*keys, "token").agg(pl.col("p").sum())
@@ -185,8 +180,8 @@ def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: in
     Features come from whole trajectories (no segments), so the variants are full, interval, random, none
     and adaptive. The vocabulary is every token of the bags (outcome tokens filtered), from all frequencies.
     """
-    _require(games, "model_from_tables: games", ("game", "game_id", "winner", "n_players"))
-    _require(states, "model_from_tables: states", ("game", "game_id", "state_idx", "is_terminal", "doc"))
+    require_columns(games, "model_from_tables: games", ("game", "game_id", "winner", "n_players"))
+    require_columns(states, "model_from_tables: states", ("game", "game_id", "state_idx", "is_terminal", "doc"))
     if games.is_empty():
         raise ValueError("model_from_tables: games is empty")
     sampled = sampled_states(states, games, run_seed)
@@ -197,37 +192,6 @@ def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: in
     if with_features:
         features = select_features(bags, winners, k=top_k, n_estimators=rf_trees, seed=run_seed).features
     return TrainedModel(prototypes, features, bags["token"].unique().sort().to_list(), len(games))
-
-
-@dataclass(frozen=True)
-class TransferSettings:
-    """Scale and knobs of one transfer experiment (small MCTS budgets by default)."""
-
-    source_games: int = 40
-    target_games: int = 200  # target self-play games (more if a finetune N is larger): target_trained uses all
-    finetune_games: tuple[int, ...] = (0, 10, 50, 200)
-    source_weight_games: float | None = None  # M of source_weight; None: the number of source games
-    mcts_iterations: int = 20
-    rollout_length: int = 50
-    frequency: str = "full"
-    variant: str = "full"
-    games_per_seat: int = 4
-    seed: int = 0
-    max_distance: float = 0.5
-    top_k: int = 100
-    rf_trees: int = 50
-    blacklist: tuple[str, ...] = field(default=DEFAULT_TOKEN_BLACKLIST)
-
-    def __post_init__(self):
-        for name in ("source_games", "target_games", "mcts_iterations", "rollout_length", "games_per_seat",
-                     "top_k", "rf_trees"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"TransferSettings: {name} must be an int >= 1, got {value!r}")
-        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in self.finetune_games):
-            raise ValueError(f"TransferSettings: finetune_games must be ints >= 0, got {self.finetune_games!r}")
-        if self.source_weight_games is not None and self.source_weight_games < 0:
-            raise ValueError(f"TransferSettings: source_weight_games must be >= 0, got {self.source_weight_games}")
 
 
 def variant_label(game: str, params: dict) -> str:

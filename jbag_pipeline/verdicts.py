@@ -8,6 +8,7 @@ import polars as pl
 
 from jbag_pipeline.evaluation import SENSITIVITY_VARIANT
 from jbag_pipeline.statistics import OVERALL
+from jbag_pipeline.tables import require_columns
 
 HEADLINE = "full-full"  # the pair the stability halves and the counters-kept sensitivity row rebuild
 SMALL_EFFECT = 0.10  # a study that cannot detect a 10-point win-rate difference gets a caveat
@@ -42,9 +43,7 @@ def stability_table(half_summary: pl.DataFrame | None) -> pl.DataFrame:
     when there are no stability games)."""
     if half_summary is None:
         return pl.DataFrame(schema={**STABILITY_SCHEMA, "stable": pl.Boolean})
-    missing = [c for c in STABILITY_COLUMNS if c not in half_summary.columns]
-    if missing:
-        raise ValueError(f"stability summary lacks columns {missing} (has {half_summary.columns})")
+    require_columns(half_summary, "stability summary", STABILITY_COLUMNS)
     overall = half_summary.filter(pl.col("scope") == OVERALL).select(STABILITY_COLUMNS)
     return overall.with_columns((pl.col("verdict").n_unique().over("game", "prototype_frequency", "feature_variant")
                                  == 1).alias("stable")).sort("game", "half")

@@ -5,7 +5,7 @@
 --   random:   each state with probability 1/n_players, decided by hash(run_seed, game_id, state_idx) < 2^64/n.
 -- The hash is splitmix64: output number key+1 of the generator seeded with run_seed, where
 -- key = game_id * 2^32 + state_idx, all arithmetic mod 2^64 (UHUGEINT holds the 128-bit products).
--- jbag_pipeline/sampling.py computes the same hash in Python; the two must stay identical.
+-- tests/helpers/sampling.py computes the same hash in Python; the two must stay identical.
 -- Inputs: states(game, game_id, state_idx, is_terminal), games(game, game_id, n_players). Parameter: $run_seed.
 WITH seeded AS (
     SELECT (($run_seed::HUGEINT % 18446744073709551616) + 18446744073709551616)

@@ -13,9 +13,10 @@ import pytest
 
 from jbag_pipeline import lake
 from jbag_pipeline.assets.catalog import catalog as catalog_asset
-from jbag_pipeline.catalog import PUBLISHED_FILE, build_catalog, published_dir, publish
+from jbag_pipeline.catalog import PUBLISHED_FILE, published_dir, publish
 from jbag_pipeline.query import open_catalog, run_query
 from jbag_pipeline.resources import JbagSettings
+from tests.helpers.storage import build_catalog
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from engines.agents import RandomAgent
 from engines.match import play_match, replay
 from jbag_pipeline.evaluation import CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, evaluation_seed, play_control, play_evaluation
 from jbag_pipeline.jsonbag_agent import make_jsonbag_value
-from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.tokenize import tokenize_trajectory
+from tests.helpers.prototypes import build_prototypes
 
 
 def lake_tables(game, n_games: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -18,11 +18,11 @@ from engines.match import play_match
 from jbag_pipeline.bags import jsd
 from jbag_pipeline.jsonbag_agent import (DeterminizedJsonBagValue, JsonBagOSLAAgent, make_jsonbag_value,
                                          prototype_bags, selected_tokens)
-from jbag_pipeline.prototypes import build_prototypes
 from jbag_pipeline.tokenize import MODES, TokenFilter, tokenize_state, tokenize_trajectory
 from jbag_pipeline.tokenize_delta import TokenDelta
 from jbag_pipeline.tokenize_restricted import TokenPaths, token_paths, tokenize_state_restricted
 from jbag_pipeline.value import value_from_distances
+from tests.helpers.prototypes import build_prototypes
 
 
 def lake_tables(game, n_games: int = 6, seed: int = 0, top: int = 60) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -26,9 +26,10 @@ import pytest
 from dagster._core.storage.dagster_run import DagsterRun
 
 from jbag_pipeline import lake
-from jbag_pipeline.catalog import VIEWS, build_catalog, published_dir, publish
+from jbag_pipeline.catalog import VIEWS, published_dir, publish
 from jbag_pipeline.query import open_catalog, run_query
 from jbag_pipeline.runner import PROCESS_TAG, fail_orphaned_runs, process_tag
+from tests.helpers.storage import build_catalog, table_glob
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE_RUN = ("run", "--preset", "smoke", "--games", "tictactoe")
@@ -327,7 +328,7 @@ def test_writer_killed_with_half_a_file_written_leaves_readers_unaffected(tmp_pa
     assert lake.read_table(tmp_path, "big", {"game": "a"}).equals(previous)
     con = open_catalog(tmp_path)
     try:
-        con.execute(f"SELECT count(*) FROM read_parquet('{lake.table_glob(tmp_path, 'big')}')")
+        con.execute(f"SELECT count(*) FROM read_parquet('{table_glob(tmp_path, 'big')}')")
         assert con.fetchall() == [(2,)]
     finally:
         con.close()

@@ -8,8 +8,9 @@ import polars as pl
 import pytest
 
 from jbag_pipeline import catalog, cli, lake
-from jbag_pipeline.catalog import build_catalog, catalog_path
+from jbag_pipeline.catalog import catalog_path
 from jbag_pipeline.query import readable_float
+from tests.helpers.storage import build_catalog
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@
 import polars as pl
 import pytest
 
-from jbag_pipeline.sampling import FREQUENCIES, random_keeps, sample_state_indices, sampled_states, state_hash
+from jbag_pipeline.sampling import FREQUENCIES, sampled_states
+from tests.helpers.sampling import random_keeps, sample_state_indices, state_hash
 
 
 def _tables(trajectories: list[tuple[str, int, int, int]]) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -5,7 +5,8 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from jbag_pipeline.segments import segmented_bags, state_segment
+from jbag_pipeline.segments import segmented_bags
+from tests.helpers.segments import state_segment
 
 TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
 SAMPLED_SCHEMA = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32}

@@ -14,8 +14,9 @@ import polars as pl
 import pytest
 
 from jbag_pipeline import cli, lake, query
-from jbag_pipeline.catalog import build_catalog, catalog_path
+from jbag_pipeline.catalog import catalog_path
 from jbag_pipeline.query import QueryRefused, open_catalog, run_query
+from tests.helpers.storage import build_catalog
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,7 @@ from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
 from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
-from jbag_pipeline.prototypes import build_prototypes
-from jbag_pipeline.sampling import FREQUENCIES, sample_state_indices
+from jbag_pipeline.sampling import FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
 from jbag_pipeline.tictactoe.jsonbag import (
@@ -24,6 +23,8 @@ from jbag_pipeline.tictactoe.jsonbag import (
 )
 from jbag_pipeline.tictactoe.table import SETTINGS
 from jbag_pipeline.tokenize import TokenFilter, tokenize_state, tokenize_trajectory
+from tests.helpers.prototypes import build_prototypes
+from tests.helpers.sampling import sample_state_indices
 
 GAME = load_game("tictactoe")
 N_SELFPLAY = 200

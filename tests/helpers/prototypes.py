@@ -1,4 +1,7 @@
-"""Class prototypes of labelled bags and prototype nearest-neighbour search (P-NNS) by JSD."""
+"""Class prototypes of labelled bags and prototype nearest-neighbour search (P-NNS) by JSD, in plain Python.
+
+A reference for tests and benchmarks (the pipeline computes prototypes in sql/winner_prototypes.sql).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from jbag_pipeline.bags import Bag, Vocabulary, jsd_to_prototypes_sparse, normalise
+from jbag_pipeline.bags import Bag, Vocabulary, jsd_matrix, normalise
 
 
 def build_prototypes(labelled_bags: Iterable[tuple[Bag, Hashable | None]], *,
@@ -49,6 +52,12 @@ def prototype_matrix(prototypes: Mapping[Hashable, Bag]) -> tuple[list, Vocabula
         if shares:
             matrix[row, vocabulary.indices(shares)] = list(shares.values())
     return labels, vocabulary, matrix
+
+
+def jsd_to_prototypes_sparse(vocabulary: Vocabulary, bags: Sequence[Bag], prototypes: np.ndarray) -> np.ndarray:
+    """JSD of every bag to every prototype row over `vocabulary` (n, k), exact over each bag's full tokens."""
+    outside = np.array([vocabulary.outside_mass(bag) for bag in bags], dtype=float)
+    return jsd_matrix(vocabulary.matrix(bags), prototypes, outside)
 
 
 def pnns_distances(bags: Sequence[Bag], prototypes: Mapping[Hashable, Bag]) -> tuple[list, np.ndarray]:
