@@ -7,6 +7,7 @@ import math
 import polars as pl
 
 from jbag_pipeline.evaluation import SENSITIVITY_VARIANT
+from jbag_pipeline.stability import HALVES
 from jbag_pipeline.statistics import OVERALL
 from jbag_pipeline.tables import require_columns
 
@@ -39,14 +40,16 @@ def _pair(row: dict) -> str:
 
 
 def stability_table(half_summary: pl.DataFrame | None) -> pl.DataFrame:
-    """Overall rows of a summary keyed by half; `stable` is true when both halves reach the same verdict (no rows
-    when there are no stability games)."""
+    """Overall rows of a summary keyed by half; `stable` is true when both halves reach the same verdict, false when
+    they differ and null when only one half could be evaluated (no rows when there are no stability games)."""
     if half_summary is None:
         return pl.DataFrame(schema={**STABILITY_SCHEMA, "stable": pl.Boolean})
     require_columns(half_summary, "stability summary", STABILITY_COLUMNS)
     overall = half_summary.filter(pl.col("scope") == OVERALL).select(STABILITY_COLUMNS)
-    return overall.with_columns((pl.col("verdict").n_unique().over("game", "prototype_frequency", "feature_variant")
-                                 == 1).alias("stable")).sort("game", "half")
+    pair = ("game", "prototype_frequency", "feature_variant")
+    both = pl.col("half").n_unique().over(*pair) == len(HALVES)
+    agree = pl.col("verdict").n_unique().over(*pair) == 1
+    return overall.with_columns(pl.when(both).then(agree).otherwise(None).alias("stable")).sort("game", "half")
 
 
 def _caveats(best: dict, stable: bool | None, counters_kept: float | None) -> str:
@@ -79,7 +82,7 @@ def verdict_table(summary: pl.DataFrame, stability: pl.DataFrame) -> pl.DataFram
         kept = of_game.filter(pl.col("feature_variant") == SENSITIVITY_VARIANT)["win_rate"]
         counters_kept = float(kept[0]) if len(kept) else None
         halves = stability.filter(pl.col("game") == game)["stable"]
-        stable = bool(halves[0]) if len(halves) else None
+        stable = halves[0] if len(halves) else None
         rows.append({"game": game, "paper_claim": PAPER_CLAIMS.get(game, "(not in the paper)"), "best_pair": _pair(best),
                      "pairs_compared": len(candidates), "n": best["n"], "win_rate": best["win_rate"],
                      "win_rate_low": best["win_rate_low"], "win_rate_high": best["win_rate_high"],

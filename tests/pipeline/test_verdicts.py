@@ -55,3 +55,10 @@ def test_halves_are_disjoint_and_cover_every_game():
 def test_a_control_that_always_wins_leaves_no_room_and_says_so():
     summary = pl.DataFrame([overall("connect4", "full", 0.5, "no clear difference", n=2, mdd=float("nan"))])
     assert "no gain can be detected" in verdict_table(summary, stability_table(None))["caveat"][0]
+
+
+def test_one_evaluated_half_says_nothing_about_stability():
+    stability = stability_table(pl.DataFrame([overall("tictactoe", "full", 0.7, "better", half="a")]))
+    assert stability["stable"].to_list() == [None]
+    summary = pl.DataFrame([overall("tictactoe", "full", 0.7, "better")])
+    assert verdict_table(summary, stability)["stable"][0] is None
