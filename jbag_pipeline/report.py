@@ -14,18 +14,25 @@ import polars as pl  # noqa: E402
 from jbag_pipeline import lake  # noqa: E402
 
 
+def _cell(value) -> str:
+    """Floats to 3 decimals, tiny ones (a p-value of 1e-6) in scientific notation rather than as 0.000."""
+    if isinstance(value, float):
+        return f"{value:.1e}" if 0 < abs(value) < 0.0005 else f"{value:.3f}"
+    return str(value)
+
+
 def _md_table(df: pl.DataFrame) -> str:
     cols = df.columns
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in df.iter_rows():
-        out.append("| " + " | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row) + " |")
+        out.append("| " + " | ".join(_cell(v) for v in row) + " |")
     return "\n".join(out)
 
 
 def _html_table(df: pl.DataFrame) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(f'{v:.3f}' if isinstance(v, float) else str(v))}</td>"
-                                    for v in row) + "</tr>" for row in df.iter_rows())
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
+                   for row in df.iter_rows())
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
