@@ -201,7 +201,8 @@ def _evaluation_section(report: Report, root: Path) -> None:
                    "The value function of the headline pair built from two disjoint halves of the self-play games and "
                    "evaluated on the same games; `stable` is false when the verdicts differ.",
                    [lake.read_table(root, "stability_summary")])
-    report.add("Table I: top-3 pairs per game", "By overall mean score, as the paper ranks them, among the evaluated pairs (the counters-kept "
+    report.add("Table I: top-3 pairs per game",
+               "By overall mean score, as the paper ranks them, among the evaluated pairs (the counters-kept "
                "sensitivity row excluded); Best-Worst Diff = best minus worst seat mean score.",
                [lake.read_table(root, "paper_table_1")])
     report.add("Table II: best prototype frequency without feature selection", "Feature variant none (all tokens).",
