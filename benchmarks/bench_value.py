@@ -2,8 +2,8 @@
 
 Prototypes (frequency full) come from ~20 seeded random games per game; the top-100 features are ranked
 by a seeded Random Forest on those games' bags. Subjects: the JSON-Bag value with the top-100 features
-("ours (top100)"), without selection ("ours (none)") and each game's baseline heuristic ("baseline heuristic", engines.agents.baseline_value), timed
-interleaved on the same candidate states (children of decision points of other seeded random games).
+("ours (top100)"), without selection ("ours (none)") and each game's baseline heuristic ("baseline heuristic",
+engines.agents.baseline_value), timed interleaved on the same candidate states (children of decision points of other seeded random games).
 Per decision: one JSON-Bag OSLA per subject plays evaluation games against baseline OSLAs, as play_evaluation
 runs them; after WARMUP_GAMES untimed games (its caches fill as over an evaluation's many games) it plays
 DECISION_GAMES_PER_REPEAT timed games, and the row is the mean time per decision of each side over those games.

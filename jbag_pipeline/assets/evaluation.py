@@ -80,7 +80,8 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     token_filter = token_filter_for(preset, game, keep_counters=sensitivity)
 
     def value_factory():
-        return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players, token_filter=token_filter)
+        return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players,
+                                  token_filter=token_filter)
 
     started = time.perf_counter()
     games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
@@ -115,7 +116,8 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
             continue
 
         def value_factory(tables=tables):
-            return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players, token_filter=token_filter)
+            return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
+                                      token_filter=token_filter)
 
         games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
@@ -146,7 +148,8 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
                      description="The headline pair's win rate and verdict from each half of the self-play games."),
         dg.AssetSpec("verdicts", group_name="evaluation",
                      deps=["evaluation_games", "evaluation_control", "stability_games"],
-                     description="One row per game: the paper's claim, our best pair against the control, the verdict."),
+                     description="One row per game: the paper's claim, our best pair against the control, the "
+                                 "verdict."),
     ],
     check_specs=[dg.AssetCheckSpec("eta_squared_in_unit_interval", asset="effect_sizes"),
                  dg.AssetCheckSpec("control_for_every_evaluated_game", asset="evaluation_summary")],
@@ -178,4 +181,5 @@ def evaluation_tables(settings: JbagSettings):
     yield dg.AssetCheckResult(asset_key="effect_sizes", check_name="eta_squared_in_unit_interval",
                               passed=bool(eta.is_between(0, 1).all()))
     yield dg.AssetCheckResult(asset_key="evaluation_summary", check_name="control_for_every_evaluated_game",
-                              passed=not uncontrolled, metadata={"games_without_control": ", ".join(uncontrolled) or "none"})
+                              passed=not uncontrolled,
+                              metadata={"games_without_control": ", ".join(uncontrolled) or "none"})
