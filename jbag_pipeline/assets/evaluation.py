@@ -74,9 +74,9 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     run = game_run(preset, game)
     n_players, params = _selfplay_setup(settings, game)
     sensitivity = variant == SENSITIVITY_VARIANT  # the headline pair with the turn-order counters kept
-    prefix = "counters_kept_" if sensitivity else ""
-    prototypes = read_partition(settings, prefix + ("prototypes" if sensitivity else "winner_prototypes"), game)
-    features = read_partition(settings, prefix + ("features" if sensitivity else "selected_features"), game)
+    tables = ("counters_kept_prototypes", "counters_kept_features") if sensitivity else \
+        ("winner_prototypes", "selected_features")
+    prototypes, features = (read_partition(settings, table, game) for table in tables)
     token_filter = token_filter_for(preset, game, keep_counters=sensitivity)
 
     def value_factory():
