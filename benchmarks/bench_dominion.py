@@ -18,7 +18,7 @@ from pathlib import Path
 from engines.dominion import Dominion
 
 try:
-    from jbag_pipeline.tokenize import tokenize_state
+    from jbag_pipeline.model.tokenize import tokenize_state
 except ImportError:
     tokenize_state = None
 

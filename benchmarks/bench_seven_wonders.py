@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from engines.seven_wonders import SevenWonders
-from jbag_pipeline.tokenize import tokenize_state
+from jbag_pipeline.model.tokenize import tokenize_state
 
 PLAYOUTS = 20
 DETERMINIZE_STATES = 30
