@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from engines.dominion import Dominion
+from engines.dominion.game import Dominion
 
 try:
     from jbag_pipeline.model.tokenize import tokenize_state

@@ -13,7 +13,7 @@ import statistics
 import time
 from pathlib import Path
 
-from engines.sea_salt_paper import SeaSaltPaper
+from engines.sea_salt_paper.game import SeaSaltPaper
 
 try:
     from jbag_pipeline.model.tokenize import tokenize_state

@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from engines.seven_wonders import SevenWonders
+from engines.seven_wonders.game import SevenWonders
 from jbag_pipeline.model.tokenize import tokenize_state
 
 PLAYOUTS = 20

@@ -11,7 +11,7 @@ by counts: hidden decks have no components and a hiddenCount; hidden choices rea
 from __future__ import annotations
 
 from engines.base import common_json, normalize_action
-from engines.seven_wonders_cards import CARDS, RESOURCES, WONDERS
+from engines.seven_wonders.cards import CARDS, RESOURCES, WONDERS
 
 GAME_TYPE = "Wonders7"
 HIDDEN = "HIDDEN"

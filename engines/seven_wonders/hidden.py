@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from engines.seven_wonders_cards import CARDS, GUILD, GUILDS
+from engines.seven_wonders.cards import CARDS, GUILD, GUILDS
 
 GUILD_AGE = 3
 

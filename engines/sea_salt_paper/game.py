@@ -21,8 +21,8 @@ from collections import Counter
 from typing import Hashable
 
 from engines.base import Action, Game, State, check_params, normalize_action, returns_from_scores
-from engines.sea_salt_paper_cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
-from engines.sea_salt_paper_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
+from engines.sea_salt_paper.cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
+from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
 
 VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
 CRAB_ID, BOAT_ID, FISH_ID, SWIMMER_ID, SHARK_ID = map(SUITES.index, ("CRAB", "BOAT", "FISH", "SWIMMER", "SHARK"))

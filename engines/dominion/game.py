@@ -2,7 +2,7 @@
 
 A turn: Play phase (1 action; play action cards from hand) then Buy phase (1 buy; spend = treasure value
 in hand + bonus money - spent; treasures are never played), then hand and tableau are discarded and 5 cards
-drawn. Card effects that need choices are sequences of decisions (dominion_cards.py); `current_player` is the
+drawn. Card effects that need choices are sequences of decisions (cards.py); `current_player` is the
 seat deciding now, which is a Militia victim while it chooses. The game ends, checked after every action
 that leaves no card effect pending, when the Province pile or any 3 supply piles are empty; score = victory
 points; tied leaders draw. A turn (turn_counter) is one player's whole turn. Nothing forces a player to buy,
@@ -26,9 +26,9 @@ from __future__ import annotations
 import random
 
 from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
-from engines.dominion_cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
+from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
                                     apply_effect_action, distinct_in_order, effect_actions, play_card)
-from engines.dominion_json import read_state_fields, valid_turn
+from engines.dominion.state_json import read_state_fields, valid_turn
 
 GAME_TYPE = "Dominion"
 DEFAULT_PARAMS = {  # TAG DominionParameters defaults

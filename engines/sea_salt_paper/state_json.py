@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from engines.base import common_json
-from engines.sea_salt_paper_cards import DECK_COUNTS, IS_DUO, KIND_BY_NAME, NAMES, PAIR_SUITES, SUITE, card_json
+from engines.sea_salt_paper.cards import DECK_COUNTS, IS_DUO, KIND_BY_NAME, NAMES, PAIR_SUITES, SUITE, card_json
 
 GAME_TYPE = "SeaSaltPaper"
 DRAW, DISCARD, DUO, CRAB, OVER = "DRAW", "DISCARD", "DUO", "CRAB", "GAME_OVER"

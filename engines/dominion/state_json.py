@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engines.dominion_cards import BUY, CARDS, PLAY, effect_actions
+from engines.dominion.cards import BUY, CARDS, PLAY, effect_actions
 
 PENDING_FIELDS = {"CELLAR": {"discarded"}, "MILITIA": {"target", "stage"}, "REMODEL": set(), "MINE": set(),
                   "WORKSHOP": set()}  # required besides "card"; REMODEL and MINE add "trashed" once they trash

@@ -25,7 +25,7 @@ after the sixth round (discarded if it would be a duplicate, where TAG would bui
 stage 2 makes the first card of each colour free, night stage 1 the first card of each age and stage 2
 the card played from a hand of two.
 Scoring (TAG): Victory + coins // 3 + science (wilds assigned optimally) + end-game card effects. TAG
-has no tiebreak (the printed rules use coins): all tied leaders draw. Military: see seven_wonders_scoring.military_points.
+has no tiebreak (the printed rules use coins): all tied leaders draw. Military: see scoring.military_points.
 
 Hidden information: other seats' hands, the discard pile (cards discarded, tucked under wonders and left
 over at age ends; visible only to Halicarnassus while it builds from it) and other seats' choices of the
@@ -38,13 +38,13 @@ import random
 from typing import Hashable
 
 from engines.base import Game, State, check_params, normalize_action, returns_from_scores
-from engines.seven_wonders_cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX,
-                                         MAX_PLAYERS, MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE,
-                                         WONDER_ORDER, WONDERS, age_deck)
-from engines.seven_wonders_hidden import determinize
-from engines.seven_wonders_json import parse_state, state_json
-from engines.seven_wonders_scoring import MILITARY_RULES, effect_gain, military_points, victory_points
-from engines.seven_wonders_trade import NO_UNITS, goods_needed, own_supply, payment_options, sellable_units
+from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX, MAX_PLAYERS,
+                                         MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
+                                         age_deck)
+from engines.seven_wonders.hidden import determinize
+from engines.seven_wonders.state_json import parse_state, state_json
+from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
+from engines.seven_wonders.trade import NO_UNITS, goods_needed, own_supply, payment_options, sellable_units
 
 COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engines.seven_wonders_cards import BASIC_GOODS, CHOICE_PRODUCERS, GOODS, INDEX, TRADEABLE_CHOICES
+from engines.seven_wonders.cards import BASIC_GOODS, CHOICE_PRODUCERS, GOODS, INDEX, TRADEABLE_CHOICES
 
 GOOD_INDEX = tuple(INDEX[g] for g in GOODS)
 CHOICE_INDEX = tuple(INDEX[name] for name, _ in CHOICE_PRODUCERS)

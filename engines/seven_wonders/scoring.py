@@ -5,7 +5,7 @@ Pure functions over plain lists so they can be tested on hand-built positions.
 
 from __future__ import annotations
 
-from engines.seven_wonders_cards import CARDS, INDEX, Effect
+from engines.seven_wonders.cards import CARDS, INDEX, Effect
 
 COG, COMPASS, TABLET, SCIENCE_WILD = INDEX["Cog"], INDEX["Compass"], INDEX["Tablet"], INDEX["ScienceWild"]
 SHIELD, VICTORY, COIN = INDEX["Shield"], INDEX["Victory"], INDEX["Coin"]
