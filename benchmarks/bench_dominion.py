@@ -15,10 +15,10 @@ import statistics
 import time
 from pathlib import Path
 
-from engines.dominion import Dominion
+from engines.dominion.game import Dominion
 
 try:
-    from jbag_pipeline.tokenize import tokenize_state
+    from jbag_pipeline.model.tokenize import tokenize_state
 except ImportError:
     tokenize_state = None
 

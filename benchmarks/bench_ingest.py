@@ -20,7 +20,7 @@ from pathlib import Path
 import dagster as dg
 import orjson
 
-from jbag_pipeline.ingest_cli import run_ingest
+from jbag_pipeline.cli.ingest import run_ingest
 
 SMALL_INGESTS = 20
 LARGE_GAMES = 100

@@ -26,7 +26,7 @@ STEP_DONE = re.compile(r"^\s*done in ([0-9.]+)s", re.MULTILINE)
 
 def asset_groups() -> list[tuple[str, list[str]]]:
     """(group, asset keys) of every asset a plain `jbag run` materialises, grouped, upstream groups first."""
-    from jbag_pipeline import runner
+    import jbag_pipeline.cli.runner as runner
     from jbag_pipeline.definitions import ALL_ASSETS
 
     opt_in = getattr(runner, "OPT_IN_ASSETS", set())  # assets `jbag run` skips unless --select names them

@@ -1,6 +1,6 @@
 """Scaling: self-play time for 1x, 2x and 4x the games (it should grow linearly), and state_tokens bytes per token.
 
-Self-play is jbag_pipeline.selfplay.play_selfplay at the smoke preset's MCTS settings; the 2x and 4x runs
+Self-play is jbag_pipeline.agents.selfplay.play_selfplay at the smoke preset's MCTS settings; the 2x and 4x runs
 replay the 1x seeds and add more. Because games differ in length, linearity is judged per action: a kx row's
 ratio is its seconds per action divided by the 1x run's (1.0 = linear). The scales run interleaved within
 each repetition. The Parquet rows write the 4x run's state_tokens as the lake does (zstd) and divide the
@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.presets import game_run, get_preset
-from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
-from jbag_pipeline.state_tokens import tokenize_states
+from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.model.state_tokens import tokenize_states
 
 SCALES = (1, 2, 4)
 # Games at 1x, chosen so a 1x run takes about a second here (connect4 and tictactoe games are short).

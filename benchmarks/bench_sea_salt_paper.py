@@ -13,10 +13,10 @@ import statistics
 import time
 from pathlib import Path
 
-from engines.sea_salt_paper import SeaSaltPaper
+from engines.sea_salt_paper.game import SeaSaltPaper
 
 try:
-    from jbag_pipeline.tokenize import tokenize_state
+    from jbag_pipeline.model.tokenize import tokenize_state
 except ImportError:
     tokenize_state = None
 

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 from sklearn.ensemble import RandomForestClassifier
 
-from jbag_pipeline.selection import bag_matrix, rank_tokens, select_features
+from jbag_pipeline.model.selection import bag_matrix, rank_tokens, select_features
 
 N_TRAJECTORIES, VOCABULARY, DRAWS_PER_TRAJECTORY, TREES = 1000, 20_000, 2000, 100
 

@@ -15,8 +15,8 @@ import statistics
 import time
 from pathlib import Path
 
-from engines.seven_wonders import SevenWonders
-from jbag_pipeline.tokenize import tokenize_state
+from engines.seven_wonders.game import SevenWonders
+from jbag_pipeline.model.tokenize import tokenize_state
 
 PLAYOUTS = 20
 DETERMINIZE_STATES = 30

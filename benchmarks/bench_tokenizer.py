@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from jbag_pipeline.tokenize import parse_json, tokenize_state
+from jbag_pipeline.model.tokenize import parse_json, tokenize_state
 
 GAMES_PER_ENGINE = 4
 MAX_STATES = 120

@@ -21,10 +21,10 @@ import polars as pl
 from engines import GAMES, load_game
 from engines.agents import RandomAgent, baseline_agent, baseline_value
 from engines.match import play_match
-from jbag_pipeline.bags import normalise
-from jbag_pipeline.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
-from jbag_pipeline.selection import rank_tokens, top_k
-from jbag_pipeline.tokenize import TokenFilter, tokenize_trajectory
+from jbag_pipeline.model.bags import normalise
+from jbag_pipeline.agents.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
+from jbag_pipeline.model.selection import rank_tokens, top_k
+from jbag_pipeline.model.tokenize import TokenFilter, tokenize_trajectory
 from tests.helpers.prototypes import build_prototypes
 
 TRAINING_GAMES = 20

@@ -5,10 +5,10 @@ from __future__ import annotations
 from engines.base import Game
 from engines.cant_stop import CantStop
 from engines.connect4 import Connect4
-from engines.dominion import Dominion
+from engines.dominion.game import Dominion
 from engines.dots_and_boxes import DotsAndBoxes
-from engines.sea_salt_paper import SeaSaltPaper
-from engines.seven_wonders import SevenWonders
+from engines.sea_salt_paper.game import SeaSaltPaper
+from engines.seven_wonders.game import SevenWonders
 from engines.tictactoe import TicTacToe
 
 GAMES: dict[str, type[Game]] = {

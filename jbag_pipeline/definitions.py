@@ -7,8 +7,8 @@ import dagster as dg
 from jbag_pipeline.assets import (catalog, classification, evaluation, ingest, ingested_model, leakage, model, reference,
                                   report, selection, selfplay, tictactoe, transfer)
 from jbag_pipeline.resources import settings_from_env
-from jbag_pipeline.schedules import build_refresh
-from jbag_pipeline.sensors import inbox_sensor
+from jbag_pipeline.automation.schedules import build_refresh
+from jbag_pipeline.automation.sensors import inbox_sensor
 
 ALL_ASSETS = [
     selfplay.selfplay,

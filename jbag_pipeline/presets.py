@@ -10,9 +10,9 @@ import os
 from dataclasses import dataclass, field, replace
 
 from engines import GAMES
-from jbag_pipeline.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST, OUTCOME_FIELDS,
-                                   TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS)
-from jbag_pipeline.tokenize import TokenFilter
+from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST, OUTCOME_FIELDS,
+                                            TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS)
+from jbag_pipeline.model.tokenize import TokenFilter
 
 PRESET_NAMES = ("smoke", "demo", "paper")
 
@@ -69,7 +69,7 @@ class Preset:
     top_k: int = 100
     segments: int = 4
     adaptive_share: float = 0.9
-    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.leakage documents them)
+    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.analysis.leakage documents them)
     outcome_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(OUTCOME_FIELDS))
     turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TURN_ORDER_FIELDS))
     duckdb_memory_limit: str = "4GB"

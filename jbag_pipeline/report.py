@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-from jbag_pipeline import lake  # noqa: E402
+import jbag_pipeline.storage.lake as lake  # noqa: E402
 
 
 def _cell(value) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.presets import Preset, get_preset, with_turn_order_fields
 
 
@@ -15,7 +15,7 @@ class JbagSettings(dg.ConfigurableResource):
     """Preset name, seed override and data directory; set from run config, else JBAG_PRESET / JBAG_DATA_DIR.
 
     token_blacklist: per game, the fields dropped besides the outcome fields (replacing the preset's
-    turn-order fields of that game; see jbag_pipeline.leakage), e.g. {"connect4": ["moveCount"]}.
+    turn-order fields of that game; see jbag_pipeline.analysis.leakage), e.g. {"connect4": ["moveCount"]}.
     """
 
     preset: str = "demo"

@@ -68,8 +68,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_graph_sees_the_imports_of_the_package():
     graph = import_graph(module_files(), module_level_only=True)
     assert "engines.registry" in graph["engines"]
-    assert {"jbag_pipeline.presets", "jbag_pipeline.selfplay"} <= graph["jbag_pipeline.transfer"]
-    assert "jbag_pipeline.lake" in graph["jbag_pipeline.cli"]  # `from jbag_pipeline import cli_checks, lake`
+    assert {"jbag_pipeline.presets", "jbag_pipeline.agents.selfplay"} <= graph["jbag_pipeline.transfer.experiment"]
+    assert "jbag_pipeline.storage.lake" in graph["jbag_pipeline.cli.commands"]  # `import ...lake as lake`
 
 
 def test_a_circle_is_found(tmp_path):

@@ -1,8 +1,8 @@
-"""The catalog asset: publishes the lake and writes DuckDB views over it (see jbag_pipeline/catalog.py)."""
+"""The catalog asset: publishes the lake and writes DuckDB views over it (see jbag_pipeline/storage/catalog.py)."""
 
 import dagster as dg
 
-from jbag_pipeline.catalog import catalog_path, publish
+from jbag_pipeline.storage.catalog import catalog_path, publish
 from jbag_pipeline.resources import JbagSettings
 
 

@@ -3,9 +3,9 @@
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
-from jbag_pipeline.classification import train_selected_features, token_overlap, variant_classification_table
+from jbag_pipeline.analysis.classification import train_selected_features, token_overlap, variant_classification_table
 from jbag_pipeline.resources import JbagSettings
 
 SELECTION_NOTE = (

@@ -10,7 +10,7 @@ game_partitions = dg.StaticPartitionsDefinition(sorted(GAMES))
 
 def read_partition(settings, table: str, game: str) -> pl.DataFrame:
     """One game's partition of a lake table, for the data directory of `settings` (a JbagSettings)."""
-    from jbag_pipeline import lake
+    import jbag_pipeline.storage.lake as lake
 
     return lake.read_table(settings.root(), table, {"game": game})
 

@@ -8,18 +8,18 @@ import orjson
 import polars as pl
 
 from engines import GAMES
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
-from jbag_pipeline.evaluation import (EVALUATION_GAMES_SCHEMA, SENSITIVITY_VARIANT, play_control, play_evaluation,
-                                      split_pair)
-from jbag_pipeline.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
+from jbag_pipeline.agents.evaluation import (EVALUATION_GAMES_SCHEMA, SENSITIVITY_VARIANT, play_control,
+                                             play_evaluation, split_pair)
+from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.sampling import FREQUENCIES
-from jbag_pipeline.stability import HALVES, half_tables, split_halves
-from jbag_pipeline.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes, summarise,
-                                      top_pairs)
-from jbag_pipeline.verdicts import HEADLINE, stability_table, verdict_table
+from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.analysis.stability import HALVES, half_tables, split_halves
+from jbag_pipeline.analysis.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes,
+                                               summarise, top_pairs)
+from jbag_pipeline.analysis.verdicts import HEADLINE, stability_table, verdict_table
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
 PAIRS.append(f"full-{SENSITIVITY_VARIANT}")

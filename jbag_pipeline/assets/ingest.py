@@ -12,11 +12,12 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
-from jbag_pipeline.ingest import QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, problem_lines, read_trajectories
-from jbag_pipeline.ingest_store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
+from jbag_pipeline.ingest.trajectories import (QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, problem_lines,
+                                               read_trajectories)
+from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
                                         write_batch)
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+from jbag_pipeline.agents.selfplay import GAMES_SCHEMA, STATES_SCHEMA
 
 INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
 

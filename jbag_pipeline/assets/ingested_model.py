@@ -11,16 +11,16 @@ from collections.abc import Callable
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import preview, read_partition
-from jbag_pipeline.bags_table import trajectory_bags_table
-from jbag_pipeline.classification import winner_classification_table
-from jbag_pipeline.ingest_refresh import built_from, input_fingerprint, record_built_from
-from jbag_pipeline.ingest_store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, partitions, replace_partition
-from jbag_pipeline.leakage import TAG_TURN_ORDER_FIELDS
+from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.analysis.classification import winner_classification_table
+from jbag_pipeline.ingest.refresh import built_from, input_fingerprint, record_built_from
+from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, partitions, replace_partition
+from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.sampling import sampled_states as sample_states
-from jbag_pipeline.sql import run_sql
+from jbag_pipeline.storage.sampling import sampled_states as sample_states
+from jbag_pipeline.storage.sql import run_sql
 
 SAMPLED_TABLE = "ingested_sampled_states"
 BAGS_TABLE = "ingested_bags"

@@ -3,14 +3,14 @@
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
-from jbag_pipeline.bags_table import trajectory_bags_table
-from jbag_pipeline.leakage import LEAK_MARGIN, MIN_TEST_GAMES, leaky_tokens_table
+from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.analysis.leakage import LEAK_MARGIN, MIN_TEST_GAMES, leaky_tokens_table
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.selection import select_features
-from jbag_pipeline.sql import run_sql
-from jbag_pipeline.tokenize import TokenFilter
+from jbag_pipeline.model.selection import select_features
+from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.model.tokenize import TokenFilter
 
 
 def _tokens(tokens: list[str], limit: int = 30) -> str:

@@ -3,15 +3,15 @@
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.classification import accuracy_check
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, sum_to_one_check, table_metadata
-from jbag_pipeline.bags_table import trajectory_bags_table
-from jbag_pipeline.classification import winner_classification_table
+from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.analysis.classification import winner_classification_table
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.sampling import sampled_states as sample_states
-from jbag_pipeline.sql import run_sql
-from jbag_pipeline.state_tokens import tokenize_states
+from jbag_pipeline.storage.sampling import sampled_states as sample_states
+from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.model.state_tokens import tokenize_states
 
 
 @dg.asset(group_name="model", partitions_def=game_partitions, deps=["selfplay_states"],

@@ -5,9 +5,9 @@ import time
 
 import dagster as dg
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import preview, table_metadata
-from jbag_pipeline.reference import reference_reproduction as reproduce
+from jbag_pipeline.model.reference import reference_reproduction as reproduce
 from jbag_pipeline.resources import JbagSettings
 
 

@@ -3,11 +3,11 @@
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, sum_to_one_check, table_metadata
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.segments import segmented_bags as build_segmented_bags
-from jbag_pipeline.selection import select_features
+from jbag_pipeline.storage.segments import segmented_bags as build_segmented_bags
+from jbag_pipeline.model.selection import select_features
 
 
 @dg.asset(group_name="selection", partitions_def=game_partitions, deps=["state_tokens", "sampled_states"],

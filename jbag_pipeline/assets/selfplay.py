@@ -2,11 +2,11 @@
 
 import dagster as dg
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 
 
 class SelfplayConfig(dg.Config):

@@ -5,7 +5,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import preview, table_metadata
 from jbag_pipeline.presets import token_filter_for
 from jbag_pipeline.resources import JbagSettings

@@ -3,11 +3,11 @@
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline import lake
+import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import preview, table_metadata
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.transfer import (CONTROL_METHOD, DEFAULT_PAIRS, TRANSFER_RESULTS_SCHEMA, prepare_transfer,
-                                    selfplay_tables, transfer_experiment)
+from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, TRANSFER_RESULTS_SCHEMA, prepare_transfer,
+                                               selfplay_tables, transfer_experiment)
 
 SHOWN_COLUMNS = ["method", "n_target_games", "games", "win_rate", "win_rate_low", "win_rate_high", "control_win_rate",
                  "p_value_holm", "verdict", "mean_score", "ci_low", "ci_high"]

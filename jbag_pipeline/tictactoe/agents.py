@@ -3,8 +3,9 @@
 A policy is either a callable `board index -> probabilities over legal_cells(board)` (ascending cells)
 or a (3^9, 9) array of per-cell probabilities (rows of boards in play sum to 1). Outcomes are exact:
 probability mass is pushed from the empty board through the valid boards, one move count at a time.
-Being exact, they carry no sampling error: no interval, test or verdict applies (jbag_pipeline.statistics is for
-sampled games), and a difference between two agents' outcome probabilities is the true difference.
+Being exact, they carry no sampling error: no interval, test or verdict applies
+(jbag_pipeline.analysis.statistics is for sampled games), and a difference between two agents' outcome
+probabilities is the true difference.
 """
 
 from __future__ import annotations

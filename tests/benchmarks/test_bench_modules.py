@@ -9,15 +9,15 @@ import pytest
 from benchmarks import bench_pipeline, bench_scaling, bench_selection_demo
 from benchmarks.run_all import ROOT
 from jbag_pipeline.presets import game_run, get_preset
-from jbag_pipeline.sampling import sampled_states
-from jbag_pipeline.segments import segmented_bags
-from jbag_pipeline.state_tokens import tokenize_states
+from jbag_pipeline.storage.sampling import sampled_states
+from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.model.state_tokens import tokenize_states
 
 
 @pytest.mark.slow  # imports the Dagster definitions: about 10 s on the shared machine
 def test_asset_groups_come_after_the_groups_they_read():
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.runner import OPT_IN_ASSETS
+    from jbag_pipeline.cli.runner import OPT_IN_ASSETS
 
     groups = bench_pipeline.asset_groups()
     position = {group: i for i, (group, _) in enumerate(groups)}

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jbag_pipeline import cli
+import jbag_pipeline.cli.commands as cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def test_bench_passes_the_suite_exit_code_and_error_on(capfd):
 
 
 def test_bench_without_a_benchmarks_folder_fails_in_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "__file__", str(tmp_path / "jbag_pipeline" / "cli.py"))
+    monkeypatch.setattr(cli, "__file__", str(tmp_path / "jbag_pipeline" / "cli" / "commands.py"))
     assert cli.main(["bench"]) == 2
     assert capsys.readouterr().err == (f"jbag bench: error: no benchmarks/ folder in {tmp_path}; "
                                        "jbag bench runs from a clone of the repository\n")

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from engines import load_game
-from engines.dominion import Dominion
-from engines.dominion_cards import CARDS
+from engines.dominion.game import Dominion
+from engines.dominion.cards import CARDS
 
 START_SUPPLY_4P = {"PROVINCE": 12, "DUCHY": 12, "ESTATE": 12, "GOLD": 30, "SILVER": 40, "COPPER": 32,
                    "CELLAR": 10, "MARKET": 10, "MERCHANT": 10, "MILITIA": 10, "MINE": 10, "MOAT": 10,

@@ -12,9 +12,9 @@ from engines.agents import OSLAAgent, ScoreValue, SimultaneousOSLAAgent, baselin
 from engines.agents.heuristics import (PureScoreValue, ScoreAndHandValue, WinLossScaledScoreValue,
                                        Wonders7Value)
 from engines.agents.simultaneous_osla import finish_round_randomly
-from engines.sea_salt_paper_cards import kinds
-from engines.sea_salt_paper_json import OVER
-from engines.seven_wonders_cards import INDEX, RESOURCES, WONDERS
+from engines.sea_salt_paper.cards import kinds
+from engines.sea_salt_paper.state_json import OVER
+from engines.seven_wonders.cards import INDEX, RESOURCES, WONDERS
 
 
 def play(state, actions):

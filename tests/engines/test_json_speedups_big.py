@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from engines.sea_salt_paper import SeaSaltPaper
-from engines.seven_wonders import SevenWonders
+from engines.sea_salt_paper.game import SeaSaltPaper
+from engines.seven_wonders.game import SevenWonders
 
 GAMES = [(SevenWonders, {}), (SevenWonders, {"n_players": 3}), (SeaSaltPaper, {}), (SeaSaltPaper, {"n_players": 2})]
 

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from engines import load_game
-from engines.dominion_cards import CARD_ORDER
+from engines.dominion.cards import CARD_ORDER
 from engines.dots_and_boxes import owners_of_bits
 
 CONFIGS = [

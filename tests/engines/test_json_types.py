@@ -1,5 +1,5 @@
 """Every engine keeps the JSON type of each place in its documents: where a value is a number or a boolean, it is
-always the same one of int, float and bool. jbag_pipeline.tokenize_delta relies on it, since Python's == holds
+always the same one of int, float and bool. jbag_pipeline.model.tokenize_delta relies on it, since Python's == holds
 1 == 1.0 == True while their tokens differ."""
 
 from __future__ import annotations

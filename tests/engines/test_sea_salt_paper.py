@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from engines import load_game
-from engines.sea_salt_paper import SeaSaltPaper
-from engines.sea_salt_paper_cards import DECK, DECK_COUNTS, KINDS, NAMES, colour_bonus, hand_points, kinds
-from engines.sea_salt_paper_json import cards_from_deck_json
+from engines.sea_salt_paper.game import SeaSaltPaper
+from engines.sea_salt_paper.cards import DECK, DECK_COUNTS, KINDS, NAMES, colour_bonus, hand_points, kinds
+from engines.sea_salt_paper.state_json import cards_from_deck_json
 
 SAILORS_CRABS_SHELLS = ["ORANGE SAILOR COLLECTOR", "PINK SAILOR COLLECTOR", "LIGHT_BLUE CRAB DUO", "BLUE CRAB DUO",
                         "LIGHT_BLUE SHELL COLLECTOR", "BLUE SHELL COLLECTOR"]  # 5 + 1 + 2 = 8 points, colour bonus 2

@@ -9,10 +9,9 @@ from collections import Counter
 import pytest
 
 from engines import GAMES, load_game
-from engines.seven_wonders import SevenWonders
-from engines.seven_wonders_cards import (CARDS, CARDS_PER_HAND, GUILD, GUILDS, INDEX, RESOURCES, WONDERS,
-                                         age_deck)
-from engines.seven_wonders_scoring import military_points, science_points, victory_points
+from engines.seven_wonders.game import SevenWonders
+from engines.seven_wonders.cards import (CARDS, CARDS_PER_HAND, GUILD, GUILDS, INDEX, RESOURCES, WONDERS, age_deck)
+from engines.seven_wonders.scoring import military_points, science_points, victory_points
 
 EPHESUS, ALEXANDRIA, HALICARNASSUS, RHODES = ("TheTempleOfArtemisInEphesus", "TheLighthouseOfAlexandria",
                                               "TheMausoleumOfHalicarnassus", "TheColossusOfRhodes")

@@ -9,7 +9,7 @@ from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from jbag_pipeline.bags import Bag, Vocabulary, jsd_matrix, normalise
+from jbag_pipeline.model.bags import Bag, Vocabulary, jsd_matrix, normalise
 
 
 def build_prototypes(labelled_bags: Iterable[tuple[Bag, Hashable | None]], *,

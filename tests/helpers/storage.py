@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jbag_pipeline.catalog import publish
-from jbag_pipeline.lake import lake_dir
+from jbag_pipeline.storage.catalog import publish
+from jbag_pipeline.storage.lake import lake_dir
 
 
 def build_catalog(root: Path) -> dict[str, str]:

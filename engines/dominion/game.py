@@ -1,0 +1,363 @@
+"""Dominion, "First Game" kingdom, with TAG's rules and supply counts (RULES.md 2.5, TAG games/dominion).
+
+A turn: Play phase (1 action; play action cards from hand) then Buy phase (1 buy; spend = treasure value
+in hand + bonus money - spent; treasures are never played), then hand and tableau are discarded and 5 cards
+drawn. Card effects that need choices are sequences of decisions (cards.py); `current_player` is the
+seat deciding now, which is a Militia victim while it chooses. The game ends, checked after every action
+that leaves no card effect pending, when the Province pile or any 3 supply piles are empty; score = victory
+points; tied leaders draw. A turn (turn_counter) is one player's whole turn. Nothing forces a player to buy,
+so a game in which nobody ever buys would not end.
+
+Actions: ("play", CARD), ("buy", CARD), "end_phase", ("discard", CARD), ("trash", CARD), ("gain", CARD),
+"reveal_moat", "done" (stop discarding to Cellar, or decline to reveal a Moat).
+
+Hidden information. `to_json()` is the full state (every hand; draw piles top first). Public, as in TAG:
+supply, discard piles (TAG's are VISIBLE_TO_ALL, so all of their contents in order), tableaux, trash, Moat
+defences, and cards known to be in a hand (a revealed Moat, a treasure Mine gained into hand) until they
+leave it. Every gain, trash and discard is public, so by card counting each seat's hand+draw multiset is
+public too: `observation_json(p)` gives p its own hand, every hand and draw pile size, and for every seat q
+the counts of q's cards p cannot locate (q's unknown hand cards plus draw pile; for q = p its draw pile).
+`determinize(p, rng)` re-deals each opponent's unlocated cards between its hand and draw pile (zone sizes
+and known hand cards kept), shuffles p's own draw pile, and re-seeds future shuffles from `rng`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
+from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
+                                    apply_effect_action, distinct_in_order, effect_actions, play_card)
+from engines.dominion.state_json import read_state_fields, valid_turn
+
+GAME_TYPE = "Dominion"
+DEFAULT_PARAMS = {  # TAG DominionParameters defaults
+    "n_players": 4, "hand_size": 5, "piles_exhausted_for_game_end": 3, "kingdom_cards_of_each_type": 10,
+    "starting_copper": 7, "starting_estates": 3, "copper_supply": 32, "silver_supply": 40, "gold_supply": 30,
+}
+VICTORY_CARDS_PER_PLAYER = {2: 8, 3: 12, 4: 12}
+VICTORY_POINTS = {card: data.victory_points for card, data in CARDS.items()}
+
+
+class DominionState(State):
+    """A Dominion position; card zones are lists of card names (draw piles: index 0 is the top)."""
+
+    __slots__ = ("game", "n_players", "supply", "hands", "draw_piles", "discards", "tableaux", "trash",
+                 "defence_status", "revealed", "phase", "turn_player", "actions", "buys", "spent",
+                 "additional_spend", "merchants_played", "pending", "turn_counter", "round_counter",
+                 "terminal", "chance_seed")
+
+    def __init__(self, game: "Dominion", chance_seed: int):
+        n = game.n_players
+        self.game = game
+        self.n_players = n
+        self.supply: dict[str, int] = {}
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.draw_piles: list[list[str]] = [[] for _ in range(n)]
+        self.discards: list[list[str]] = [[] for _ in range(n)]
+        self.tableaux: list[list[str]] = [[] for _ in range(n)]
+        self.trash: list[str] = []
+        self.defence_status = [False] * n
+        self.revealed: list[list[str]] = [[] for _ in range(n)]  # hand cards every seat knows about
+        self.phase = PLAY
+        self.turn_player = 0
+        self.actions = 1
+        self.buys = 1
+        self.spent = 0
+        self.additional_spend = 0
+        self.merchants_played = 0
+        self.pending: dict | None = None
+        self.turn_counter = 0
+        self.round_counter = 0
+        self.terminal = False
+        self.chance_seed = chance_seed  # seeds the next reshuffle; an int makes clones free of RNG copies
+
+    # ----- card movement -------------------------------------------------------------------------
+    def draw(self, seat: int, count: int) -> None:
+        """Draw `count` cards into `seat`'s hand, reshuffling the discard pile when the draw pile is empty."""
+        pile = self.draw_piles[seat]
+        hand = self.hands[seat]
+        for _ in range(count):
+            if not pile:
+                if not self.discards[seat]:
+                    return
+                pile.extend(self.discards[seat])
+                self.discards[seat].clear()
+                self._shuffle(pile)
+            hand.append(pile.pop(0))
+
+    def _shuffle(self, cards: list[str]) -> None:
+        rng = random.Random(self.chance_seed)
+        rng.shuffle(cards)
+        self.chance_seed = rng.getrandbits(64)
+
+    def gain(self, seat: int, card: str, to_hand: bool = False) -> None:
+        """Move `card` from the supply to `seat`'s discard pile (or hand, where everyone sees it arrive)."""
+        self.supply[card] -= 1
+        if to_hand:
+            self.hands[seat].append(card)
+            self.revealed[seat].append(card)
+        else:
+            self.discards[seat].append(card)
+
+    def move_from_hand(self, seat: int, card: str, destination: list[str]) -> None:
+        self.hands[seat].remove(card)
+        if card in self.revealed[seat]:
+            self.revealed[seat].remove(card)
+        destination.append(card)
+
+    # ----- engine contract -----------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        if self.pending is not None and self.pending["card"] == "MILITIA":
+            return self.pending["target"]
+        return self.turn_player
+
+    def available_spend(self) -> int:
+        treasure = sum(CARDS[c].treasure for c in self.hands[self.turn_player])
+        return treasure - self.spent + self.additional_spend
+
+    def legal_actions(self) -> list:
+        if self.terminal:
+            return []
+        if self.pending is not None:
+            return effect_actions(self)
+        if self.phase == PLAY:
+            playable = distinct_in_order(c for c in self.hands[self.turn_player] if CARDS[c].is_action)
+            return [("play", c) for c in playable] + ["end_phase"]
+        budget = self.available_spend()
+        supply = self.supply
+        return [("buy", c) for c in BY_COST_DESCENDING
+                if supply.get(c, 0) > 0 and CARDS[c].cost <= budget] + ["end_phase"]
+
+    def apply(self, action) -> None:
+        action = normalize_action(action)
+        legal = self.legal_actions()
+        if action not in legal:
+            where = f"pending {self.pending['card']}" if self.pending else f"{self.phase} phase"
+            raise ValueError(f"dominion: illegal action {action!r} for seat {self.current_player} "
+                             f"({where}); legal: {legal}")
+        phase_ended = False
+        if self.pending is not None:
+            apply_effect_action(self, action)
+        elif action == "end_phase":
+            phase_ended = True
+        elif action[0] == "play":
+            play_card(self, action[1])
+        else:
+            self.spent += CARDS[action[1]].cost
+            self.buys -= 1
+            self.gain(self.turn_player, action[1])
+        if self.pending is not None:
+            return
+        if self._supply_exhausted():
+            self.terminal = True
+        elif self.phase == PLAY and (phase_ended or self.actions < 1):
+            self._start_buy_phase()
+        elif self.phase == BUY and (phase_ended or self.buys < 1):
+            self._end_turn()
+
+    def _supply_exhausted(self) -> bool:
+        empty = sum(1 for count in self.supply.values() if count == 0)
+        return self.supply["PROVINCE"] == 0 or empty >= self.game.params["piles_exhausted_for_game_end"]
+
+    def _start_buy_phase(self) -> None:
+        self.phase = BUY
+        if self.merchants_played and "SILVER" in self.hands[self.turn_player]:
+            self.additional_spend += self.merchants_played  # TAG: +$1 per Merchant played if a Silver is in hand
+
+    def _end_turn(self) -> None:
+        seat = self.turn_player
+        self.discards[seat].extend(self.hands[seat])
+        self.discards[seat].extend(self.tableaux[seat])
+        self.hands[seat].clear()
+        self.tableaux[seat].clear()
+        self.revealed[seat].clear()
+        self.draw(seat, self.game.params["hand_size"])
+        self.defence_status = [False] * self.n_players
+        self.phase = PLAY
+        self.actions, self.buys, self.spent, self.additional_spend, self.merchants_played = 1, 1, 0, 0, 0
+        self.turn_player = (seat + 1) % self.n_players
+        self.turn_counter += 1
+        if self.turn_player == 0:
+            self.round_counter += 1
+
+    def clone(self) -> "DominionState":
+        other = DominionState.__new__(DominionState)
+        other.game = self.game
+        other.n_players = self.n_players
+        other.supply = dict(self.supply)
+        other.hands = list(map(list, self.hands))
+        other.draw_piles = list(map(list, self.draw_piles))
+        other.discards = list(map(list, self.discards))
+        other.tableaux = list(map(list, self.tableaux))
+        other.trash = list(self.trash)
+        other.defence_status = list(self.defence_status)
+        other.revealed = list(map(list, self.revealed))
+        other.pending = dict(self.pending) if self.pending is not None else None
+        other.phase = self.phase
+        other.turn_player = self.turn_player
+        other.actions = self.actions
+        other.buys = self.buys
+        other.spent = self.spent
+        other.additional_spend = self.additional_spend
+        other.merchants_played = self.merchants_played
+        other.turn_counter = self.turn_counter
+        other.round_counter = self.round_counter
+        other.terminal = self.terminal
+        other.chance_seed = self.chance_seed
+        return other
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def scores(self) -> list[float]:
+        """Victory points over every card a seat owns (hand, draw pile, discard, tableau)."""
+        points = VICTORY_POINTS.__getitem__
+        return [float(sum(map(points, hand + draw + discard + tableau)))
+                for hand, draw, discard, tableau in zip(self.hands, self.draw_piles, self.discards, self.tableaux)]
+
+    def returns(self) -> list[int]:
+        if not self.terminal:
+            return [0] * self.n_players
+        return returns_from_scores(self.scores())
+
+    def key(self):
+        """Hand, discard, tableau and trash order do not matter to play; draw pile order does."""
+        return (tuple(self.supply.values()), tuple(tuple(sorted(h)) for h in self.hands),
+                tuple(tuple(d) for d in self.draw_piles), tuple(tuple(sorted(d)) for d in self.discards),
+                tuple(tuple(sorted(t)) for t in self.tableaux), tuple(sorted(self.trash)),
+                tuple(self.defence_status), tuple(tuple(sorted(r)) for r in self.revealed),
+                self.phase, self.turn_player, self.actions, self.buys, self.spent, self.additional_spend,
+                self.merchants_played, tuple(sorted(self.pending.items())) if self.pending else None,
+                self.terminal)
+
+    # ----- JSON and hidden information -----------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "cardsIncludedInGame": dict(self.supply),
+            "playerHands": list(map(list, self.hands)),
+            "playerDrawPiles": list(map(list, self.draw_piles)),
+            "playerDiscards": list(map(list, self.discards)),
+            "playerTableaux": list(map(list, self.tableaux)),
+            "trashPile": list(self.trash),
+            "defenceStatus": list(self.defence_status),
+            "revealedHandCards": list(map(list, self.revealed)),
+            **self._turn_json(),
+            **common_json(self, GAME_TYPE),
+        }
+
+    def _turn_json(self) -> dict:
+        doc = {"gamePhase": self.phase, "turnPlayer": self.turn_player, "actionsLeft": self.actions,
+               "buysLeft": self.buys, "spentSoFar": self.spent, "additionalSpend": self.additional_spend,
+               "merchantsPlayed": self.merchants_played, "roundCounter": self.round_counter}
+        if self.pending is not None:  # absent rather than null, as Gson omits null fields
+            doc["pendingEffect"] = dict(self.pending)
+        return doc
+
+    def observation_json(self, player: int) -> dict:
+        if not 0 <= player < self.n_players:
+            raise ValueError(f"dominion: observation_json player {player} is not a seat of {self.n_players}")
+        return {
+            "observer": player,
+            "cardsIncludedInGame": dict(self.supply),
+            "playerHand": list(self.hands[player]),
+            "handSizes": list(map(len, self.hands)),
+            "revealedHandCards": [sorted(r, key=CARD_ORDER.__getitem__) if r else [] for r in self.revealed],
+            "drawPileSizes": list(map(len, self.draw_piles)),
+            "unlocatedCards": [self._unlocated_counts(q, player) for q in range(self.n_players)],
+            "playerDiscards": list(map(list, self.discards)),
+            "playerTableaux": list(map(list, self.tableaux)),
+            "trashPile": list(self.trash),
+            "defenceStatus": list(self.defence_status),
+            "victoryPoints": self.scores(),
+            **self._turn_json(),
+            **common_json(self, GAME_TYPE),
+        }
+
+    def _unlocated_counts(self, seat: int, observer: int) -> dict[str, int]:
+        """How many of each card `_unlocated(seat, observer)` holds, in card order."""
+        if seat == observer:
+            cards = self.draw_piles[seat]
+        else:
+            cards = self.hands[seat] + self.draw_piles[seat]
+            for card in self.revealed[seat]:
+                cards.remove(card)
+        return {card: cards.count(card) for card in sorted(set(cards), key=CARD_ORDER.__getitem__)}
+
+    def _unlocated(self, seat: int, observer: int) -> list[str]:
+        """Cards of `seat` whose zone or position `observer` cannot tell: sorted, so order leaks nothing."""
+        if seat == observer:
+            return sorted(self.draw_piles[seat])
+        hidden = list(self.hands[seat])
+        for card in self.revealed[seat]:
+            hidden.remove(card)
+        return sorted(hidden + self.draw_piles[seat])
+
+    def determinize(self, player: int, rng: random.Random) -> "DominionState":
+        if not 0 <= player < self.n_players:
+            raise ValueError(f"dominion: determinize player {player} is not a seat of {self.n_players}")
+        state = self.clone()
+        for seat in range(self.n_players):
+            cards = self._unlocated(seat, player)
+            rng.shuffle(cards)
+            if seat != player:
+                hidden_in_hand = len(self.hands[seat]) - len(self.revealed[seat])
+                state.hands[seat] = list(self.revealed[seat]) + cards[:hidden_in_hand]
+                cards = cards[hidden_in_hand:]
+            state.draw_piles[seat] = cards
+        state.chance_seed = rng.getrandbits(64)
+        return state
+
+
+class Dominion(Game):
+    """Dominion with the First Game kingdom; parameters and supply counts are TAG's defaults."""
+
+    name = "dominion"
+
+    def __init__(self, **params):
+        self.params = check_params("dominion", params, DEFAULT_PARAMS)
+        for name, value in self.params.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"dominion: parameter {name}={value!r} must be a non-negative int")
+        if self.params["n_players"] not in VICTORY_CARDS_PER_PLAYER:
+            raise ValueError(f"dominion: n_players={self.params['n_players']} must be 2, 3 or 4")
+        if self.params["hand_size"] < 1 or self.params["piles_exhausted_for_game_end"] < 1:
+            raise ValueError("dominion: hand_size and piles_exhausted_for_game_end must be at least 1")
+        self.n_players = self.params["n_players"]
+
+    def initial_supply(self) -> dict[str, int]:
+        p = self.params
+        victory = VICTORY_CARDS_PER_PLAYER[self.n_players]
+        supply = {"PROVINCE": victory, "DUCHY": victory, "ESTATE": victory, "GOLD": p["gold_supply"],
+                  "SILVER": p["silver_supply"], "COPPER": p["copper_supply"]}
+        supply.update({card: p["kingdom_cards_of_each_type"] for card in FIRST_GAME_KINGDOM})
+        return supply
+
+    def new_state(self, seed: int = 0) -> DominionState:
+        rng = random.Random(seed)
+        state = DominionState(self, rng.getrandbits(64))
+        state.supply = self.initial_supply()
+        for seat in range(self.n_players):
+            deck = ["COPPER"] * self.params["starting_copper"] + ["ESTATE"] * self.params["starting_estates"]
+            rng.shuffle(deck)
+            state.draw_piles[seat] = deck
+            state.draw(seat, self.params["hand_size"])
+        state.terminal = state._supply_exhausted()
+        return state
+
+    def from_json(self, doc: dict, seed: int = 0) -> DominionState:
+        """Inverse of DominionState.to_json; later reshuffles are drawn from `seed`."""
+        if not isinstance(doc, dict) or doc.get("gameType") != GAME_TYPE or doc.get("nPlayers") != self.n_players:
+            raise ValueError(f"dominion: from_json needs a {GAME_TYPE} document for {self.n_players} players")
+        state = DominionState(self, random.Random(seed).getrandbits(64))
+        read_state_fields(state, doc, set(self.initial_supply()))
+        try:
+            consistent = (valid_turn(state) and state.to_json() == doc
+                          and state.terminal == state._supply_exhausted())
+        except (KeyError, TypeError, IndexError, ValueError):
+            consistent = False
+        if not consistent:
+            raise ValueError("dominion: from_json document is inconsistent (phase, seats, pendingEffect, "
+                             "revealed cards or game status)")
+        return state

@@ -1,0 +1,364 @@
+"""Sea Salt & Paper as TAG plays it (RULES.md 2.4, TAG `games/seasaltpaper`): 58 cards, duos, STOP, LAST CHANCE.
+
+Turn: DRAW ("take_discard" top of pile 1/2, or "draw" 2 and then ("discard", i, pile) one of them; "pass" if
+nothing can be drawn), then DUO (("duo", "boat"), ("duo", "fish"), ("duo", "crab", pile) then ("crab_take", i),
+("duo", "swimmer_shark", victim), "end_turn", "stop", "last_chance"). Card indices count from the front of the
+JSON list: index 0 is a pile's top card, or the newest card in a hand (TAG adds cards at the front).
+A turn (`turn_counter`) is a player's whole turn: a boat pair's extra turn stays in the same turn (TAG does
+not end the turn either), and TAG's dummy DoNothing before the extra DRAW is skipped. A new round is dealt
+at once after round scoring, so the state recorded after a round-ending turn is the next round's deal.
+Information: discard piles are public in full (every card in them was discarded face up; TAG makes them
+VISIBLE_TO_ALL), opponents' hands are hidden until protected by LAST CHANCE, the draw pile is hidden.
+An observation is the current state as seen, not a memory of past moves (as TAG's redeterminisation).
+Departures from TAG: the crab pair is offered whenever either discard pile has cards (TAG's check tests
+pile 1 twice); a hand's "visibility" is VISIBLE_TO_ALL exactly while it is protected (TAG never resets it).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Hashable
+
+from engines.base import Action, Game, State, check_params, normalize_action, returns_from_scores
+from engines.sea_salt_paper.cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
+from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
+
+VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
+CRAB_ID, BOAT_ID, FISH_ID, SWIMMER_ID, SHARK_ID = map(SUITES.index, ("CRAB", "BOAT", "FISH", "SWIMMER", "SHARK"))
+PAIR_PLAY = {"crab": (CRAB_ID, CRAB_ID), "boat": (BOAT_ID, BOAT_ID), "fish": (FISH_ID, FISH_ID),
+             "swimmer_shark": (SWIMMER_ID, SHARK_ID)}
+
+
+class SeaSaltPaper(Game):
+    """The game with TAG's defaults: 4 players, draw 2 discard 1, STOP at 7 hand points, 40/35/30 to win."""
+
+    name = "sea_salt_paper"
+    n_players = 4
+    defaults = {"n_players": 4, "draw_count": 2, "discard_count": 1, "round_stop": 7, "victory_threshold": None}
+
+    def __init__(self, **params):
+        self.params = check_params(self.name, params, self.defaults)
+        for key, value in self.params.items():
+            if not (value is None and key == "victory_threshold") and (type(value) is not int or value < 0):
+                raise ValueError(f"sea_salt_paper: parameter {key} must be an int >= 0, got {value!r}")
+        p = self.params
+        if not 2 <= p["n_players"] <= 4:
+            raise ValueError(f"sea_salt_paper: parameter n_players must be in 2..4, got {p['n_players']}")
+        if p["draw_count"] < 1 or p["discard_count"] > p["draw_count"]:
+            raise ValueError(f"sea_salt_paper: need draw_count >= 1 and discard_count <= draw_count, got {p}")
+        if p["victory_threshold"] == 0:
+            raise ValueError("sea_salt_paper: parameter victory_threshold must be >= 1 (or None for TAG's default)")
+        self.n_players = p["n_players"]
+        self.draw_count, self.discard_count, self.round_stop = p["draw_count"], p["discard_count"], p["round_stop"]
+        self.threshold = p["victory_threshold"] or VICTORY_THRESHOLDS[self.n_players - 2]
+
+    def new_state(self, seed: int = 0) -> "SeaSaltPaperState":
+        """Round 0 dealt from `seed`, seat 0 to draw."""
+        state = SeaSaltPaperState(self, seed)
+        state.start_round(0)
+        return state
+
+    def from_json(self, doc: dict, seed: int = 0) -> "SeaSaltPaperState":
+        """Rebuild a state from `to_json` output; shuffles and steals after the restart are drawn from `seed`."""
+        state = SeaSaltPaperState(self, seed)
+        load_state(state, doc)
+        return state
+
+
+class SeaSaltPaperState(State):
+    """Piles are lists with the top (or a hand's newest card) at the end; to_json lists them front first."""
+
+    __slots__ = ("game", "n_players", "hands", "played", "piles", "draw_pile", "totals", "protected",
+                 "last_chance", "player", "phase", "pending_drawn", "pending_discards", "crab_pile",
+                 "turn_counter", "round_counter", "first_player", "chance_seed", "legal")
+
+    def __init__(self, game: SeaSaltPaper, seed: int):
+        n = game.n_players
+        self.game, self.n_players = game, n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.played: list[list[int]] = [[] for _ in range(n)]  # TAG's playerDiscards (the played-duo area)
+        self.piles: list[list[int]] = [[], []]
+        self.draw_pile: list[int] = []
+        self.totals = [0] * n
+        self.protected = [False] * n
+        self.last_chance = -1
+        self.player = 0
+        self.phase = DRAW
+        self.pending_drawn = 0  # drawn cards (the newest in hand) that may still be discarded
+        self.pending_discards = 0
+        self.crab_pile = 0
+        self.turn_counter = 0
+        self.round_counter = 0
+        self.first_player = 0
+        self.chance_seed = seed
+        self.legal: list[Action] | None = None  # cached legal actions; cleared by every change
+
+    # ----- chance -------------------------------------------------------------------------------------
+
+    def chance(self) -> random.Random:
+        """A generator for one chance event; the state's seed moves on, so clones replay identically."""
+        rng = random.Random(self.chance_seed)
+        self.chance_seed = rng.getrandbits(64)
+        return rng
+
+    def start_round(self, first_player: int) -> None:
+        """TAG's setupRound: shuffle all 58 cards, one card onto each discard pile, empty hands and areas."""
+        deck = list(DECK)
+        self.chance().shuffle(deck)
+        self.piles = [[deck.pop()], [deck.pop()]]
+        self.draw_pile = deck
+        self.hands = [[] for _ in range(self.n_players)]
+        self.played = [[] for _ in range(self.n_players)]
+        self.protected = [False] * self.n_players
+        self.last_chance = -1
+        self.player = self.first_player = first_player
+        self.phase = DRAW
+
+    # ----- the contract -------------------------------------------------------------------------------
+
+    @property
+    def current_player(self) -> int:
+        return self.player
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def hand_points(self, seat: int) -> int:
+        return hand_points(self.hands[seat], self.played[seat], self.game.threshold)
+
+    def legal_actions(self) -> list[Action]:
+        if self.legal is None:
+            self.legal = self.list_legal_actions()
+        return self.legal[:]
+
+    def list_legal_actions(self) -> list[Action]:
+        phase = self.phase
+        if phase == DRAW:
+            actions = [("take_discard", p + 1) for p in (0, 1) if self.piles[p]]
+            if self.draw_pile:
+                actions.append("draw")
+            return actions or ["pass"]
+        if phase == DISCARD:
+            piles = self.discard_targets()
+            return [("discard", i, p) for i in range(self.pending_drawn) for p in piles]
+        if phase == CRAB:
+            return [("crab_take", i) for i in range(len(self.piles[self.crab_pile - 1]))]
+        if phase == OVER:
+            return []
+        return self.duo_actions() + ["end_turn"] + self.stop_actions()
+
+    def discard_targets(self) -> list[int]:
+        """The empty-pile rule: an empty pile must take the discard (pile 1 if both are empty)."""
+        if not self.piles[0]:
+            return [1]
+        if not self.piles[1]:
+            return [2]
+        return [1, 2]
+
+    def duo_actions(self) -> list[Action]:
+        counts = [0] * len(SUITES)
+        for kind in self.hands[self.player]:
+            if TYPE_ID[kind] == 0:
+                counts[SUITE_ID[kind]] += 1
+        actions: list[Action] = []
+        if counts[CRAB_ID] >= 2:
+            actions += [("duo", "crab", p + 1) for p in (0, 1) if self.piles[p]]
+        if counts[BOAT_ID] >= 2:
+            actions.append(("duo", "boat"))
+        if counts[FISH_ID] >= 2 and self.draw_pile:
+            actions.append(("duo", "fish"))
+        if counts[SWIMMER_ID] and counts[SHARK_ID]:
+            actions += [("duo", "swimmer_shark", t) for t in range(self.n_players)
+                        if t != self.player and not self.protected[t] and self.hands[t]]
+        return actions
+
+    def stop_actions(self) -> list[Action]:
+        if self.last_chance == -1 and self.hand_points(self.player) >= self.game.round_stop:
+            return ["stop", "last_chance"]
+        return []
+
+    def apply(self, action: Action) -> None:
+        action = normalize_action(action)
+        if self.legal is None:
+            self.legal = self.list_legal_actions()
+        if action not in self.legal:
+            raise ValueError(f"sea_salt_paper: illegal action {action!r} for seat {self.player} in phase "
+                             f"{self.phase}; legal actions: {self.legal}")
+        self.legal = None
+        hand = self.hands[self.player]
+        kind = action if isinstance(action, str) else action[0]
+        if kind == "take_discard":
+            hand.append(self.piles[action[1] - 1].pop())
+            self.phase = DUO
+        elif kind == "draw":
+            self.draw_cards()
+        elif kind == "discard":
+            self.piles[action[2] - 1].append(hand.pop(len(hand) - 1 - action[1]))
+            self.pending_drawn -= 1
+            self.pending_discards -= 1
+            if self.pending_discards == 0:
+                self.pending_drawn = 0
+                self.phase = DUO
+        elif kind == "pass":
+            self.phase = DUO
+        elif kind == "crab_take":
+            pile = self.piles[self.crab_pile - 1]
+            hand.append(pile.pop(len(pile) - 1 - action[1]))
+            self.crab_pile = 0
+            self.phase = DUO
+        elif kind == "duo":
+            self.play_duo(action)
+        elif kind == "end_turn":
+            self.finish_turn()
+        elif kind == "last_chance":
+            self.last_chance = self.player
+            self.finish_turn()
+        else:  # "stop"
+            self.turn_counter += 1
+            self.end_round()
+
+    def draw_cards(self) -> None:
+        """TAG's DrawAndDiscard: draw up to draw_count; a single drawn card is kept without a discard."""
+        n = min(self.game.draw_count, len(self.draw_pile))
+        for _ in range(n):
+            self.hands[self.player].append(self.draw_pile.pop())
+        discards = 0 if n == 1 else min(self.game.discard_count, n)
+        if discards:
+            self.phase, self.pending_drawn, self.pending_discards = DISCARD, n, discards
+        else:
+            self.phase = DUO
+
+    def play_duo(self, action: tuple) -> None:
+        """Move the first matching pair (front of the hand first, as TAG) to the played area, then its effect."""
+        hand = self.hands[self.player]
+        for suite in PAIR_PLAY[action[1]]:
+            index = max(i for i, k in enumerate(hand) if SUITE_ID[k] == suite and TYPE_ID[k] == 0)
+            self.played[self.player].append(hand.pop(index))
+        effect = action[1]
+        if effect == "crab":
+            self.crab_pile, self.phase = action[2], CRAB
+        elif effect == "boat":
+            self.phase = DRAW  # another turn for the same player, inside the same recorded turn
+        elif effect == "fish":
+            hand.append(self.draw_pile.pop())
+        else:
+            victim = self.hands[action[2]]
+            hand.append(victim.pop(self.chance().randrange(len(victim))))
+
+    def finish_turn(self) -> None:
+        """TAG's FINISH phase: an empty draw pile ends the round; after LAST CHANCE the hand is protected."""
+        self.turn_counter += 1
+        if not self.draw_pile:
+            self.end_round()
+            return
+        if self.last_chance != -1:
+            self.protected[self.player] = True
+            if all(self.protected):
+                self.end_round()
+                return
+        self.player = (self.player + 1) % self.n_players
+        self.phase = DRAW
+
+    def end_round(self) -> None:
+        """Bank the round (normal, or LAST CHANCE bet won / lost); end the game or deal the next round."""
+        points = [self.hand_points(p) for p in range(self.n_players)]
+        caller = self.last_chance
+        for p in range(self.n_players):
+            if caller == -1:
+                self.totals[p] += points[p]
+            elif points[caller] >= max(points):  # bet won: everyone gets the colour bonus, the caller also the hand
+                self.totals[p] += colour_bonus(self.hands[p], self.played[p], 1) + (points[p] if p == caller else 0)
+            else:  # bet lost: the caller gets only the colour bonus
+                self.totals[p] += colour_bonus(self.hands[p], self.played[p], 1) if p == caller else points[p]
+        if max(self.totals) >= self.game.threshold:
+            self.phase = OVER
+            return
+        self.round_counter += 1
+        self.start_round((self.player + 1) % self.n_players)
+
+    def clone(self) -> "SeaSaltPaperState":
+        other = SeaSaltPaperState.__new__(SeaSaltPaperState)
+        other.game, other.n_players = self.game, self.n_players
+        other.hands = [h[:] for h in self.hands]
+        other.played = [h[:] for h in self.played]
+        other.piles = [self.piles[0][:], self.piles[1][:]]
+        other.draw_pile = self.draw_pile[:]
+        other.totals = self.totals[:]
+        other.protected = self.protected[:]
+        other.last_chance, other.player, other.phase = self.last_chance, self.player, self.phase
+        other.pending_drawn, other.pending_discards = self.pending_drawn, self.pending_discards
+        other.crab_pile, other.turn_counter = self.crab_pile, self.turn_counter
+        other.round_counter, other.first_player = self.round_counter, self.first_player
+        other.chance_seed = self.chance_seed
+        other.legal = self.legal  # never mutated: legal_actions hands out copies
+        return other
+
+    def returns(self) -> list[int]:
+        return returns_from_scores(self.totals) if self.phase == OVER else [0] * self.n_players
+
+    def scores(self) -> list[float]:
+        """Banked points plus the current hand's points (TAG's heuristic); at game end the banked totals."""
+        return [float(self.banked_and_hand_points(p)) for p in range(self.n_players)]
+
+    def banked_and_hand_points(self, seat: int) -> int:
+        """TAG's heuristic score: the banked total plus the current hand's points; the total alone once the game
+        is over (the last hands are banked)."""
+        if self.phase == OVER:
+            return self.totals[seat]
+        return self.totals[seat] + self.hand_points(seat)
+
+    def key(self) -> Hashable:
+        """The position: hands as multisets (pending drawn cards apart), piles in order, scores, phase."""
+        hands = []
+        for p, hand in enumerate(self.hands):
+            pending = self.pending_drawn if p == self.player else 0
+            hands.append((tuple(sorted(hand[:len(hand) - pending])), tuple(sorted(hand[len(hand) - pending:]))))
+        return (tuple(hands), tuple(tuple(sorted(h)) for h in self.played), tuple(map(tuple, self.piles)),
+                tuple(self.draw_pile), tuple(self.totals), tuple(self.protected), self.last_chance,
+                self.player if self.phase != OVER else -1,
+                self.phase, self.pending_drawn, self.pending_discards, self.crab_pile)
+
+    # ----- JSON and hidden information ----------------------------------------------------------------
+
+    def to_json(self) -> dict:
+        """TAG's SSPGameStateContainer fields (decks as Gson writes them) plus the turn phase."""
+        return state_document(self, None)
+
+    def observation_json(self, player: int) -> dict:
+        """What `player` sees: own and protected hands, discard piles, played duos, scores; others as sizes."""
+        if type(player) is not int or not 0 <= player < self.n_players:
+            raise ValueError(f"sea_salt_paper: observation_json player must be a seat 0..{self.n_players - 1}")
+        return state_document(self, player)
+
+    def hidden_places(self, player: int) -> list[list[int]]:
+        """The card lists `player` cannot see: the draw pile and unprotected opponents' hands."""
+        return [self.draw_pile] + [h for p, h in enumerate(self.hands) if p != player and not self.protected[p]]
+
+    def determinize(self, player: int, rng: random.Random) -> "SeaSaltPaperState":
+        """A clone with the cards `player` cannot see re-dealt uniformly into the same places and sizes.
+
+        The pool is sorted before the shuffle, so the result depends only on the observation and `rng`.
+        """
+        other = self.clone()
+        places = other.hidden_places(player)
+        pool = []
+        for place in places:
+            pool += place
+        pool.sort()
+        rng.shuffle(pool)
+        start = 0
+        for place in places:
+            place[:] = pool[start:start + len(place)]
+            start += len(place)
+        other.chance_seed = rng.getrandbits(64)
+        other.legal = None  # the mover's hand may have been re-dealt
+        return other
+
+    def all_cards(self) -> Counter:
+        """Every card in every place (a full deck while the rules conserve cards)."""
+        cards = Counter(self.draw_pile)
+        for cards_list in (*self.hands, *self.played, *self.piles):
+            cards.update(cards_list)
+        return cards
+

@@ -1,0 +1,1 @@
+"""The JSON-Bag OSLA agent, the self-play loop and the evaluation games."""

@@ -1,0 +1,172 @@
+"""Winner leakage: the fields each game's token blacklist removes, and the tokens that alone give the winner away.
+
+Blacklist entries are field names (jbag_pipeline.model.tokenize.TokenFilter matches them as whole keys of the token
+path, ignoring case). Two kinds, per game, read off each engine's to_json():
+- outcome fields state the result: engines.base.common_json's `gameStatus` and `playerResults`, and in
+  connect4 and tictactoe `winnerCells` (empty until a line is won, so non-empty means "the game was won").
+- turn-order fields count turns, rounds or moves, or name whose turn it is or who started. In a complete
+  trajectory they give the winner away (in Connect4 the last mover wins, so the parity of the move count
+  names the winner) and they are the same across the candidate moves of one decision. Fields that are game
+  content stay: phases within a turn (gamePhase, turnPhase), turn resources (actionsLeft, buysLeft), the
+  7 Wonders age and its passing direction (they fix which cards are dealt and who receives them), pending
+  choices (turnActions), scores.
+Games not listed (ingested TAG data) get TAG's AbstractGameStateContainer fields (RULES.md section 1).
+
+A token is leaky when a one-token decision stump trained on the train games' complete trajectories predicts
+the winner of held-out complete trajectories far better than always naming the train set's majority seat
+(or, in games won by more than two seats, whether one seat s won, far better than the train set's majority
+answer): the lower bound of its held-out accuracy's Wilson interval, at 95% simultaneous confidence over
+every (token, question) tested (Bonferroni), exceeds the majority's held-out accuracy by LEAK_MARGIN or more.
+With fewer than MIN_TEST_GAMES held-out games no token is called leaky: there the majority seat's own
+accuracy is too noisy a baseline (at 2 games it is often 0). The bar is high by design: at demo scale
+(30 held-out 4-player games) even a token that states one seat's win cannot clear it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from jbag_pipeline.analysis.classification import split_games
+from jbag_pipeline.analysis.statistics import wilson_interval
+from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, TokenFilter
+
+COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json
+COMMON_TURN_ORDER_FIELDS = ("turnCounter", "turnOwner")  # engines.base.common_json, in every engine's state
+TAG_TURN_ORDER_FIELDS = ("tick", "roundCounter", "turnCounter", "turnOwner", "firstPlayer")  # TAG's common fields
+
+OUTCOME_FIELDS: dict[str, tuple[str, ...]] = {
+    "cant_stop": COMMON_OUTCOME_FIELDS,
+    "connect4": (*COMMON_OUTCOME_FIELDS, "winnerCells"),
+    "dominion": COMMON_OUTCOME_FIELDS,
+    "dots_and_boxes": COMMON_OUTCOME_FIELDS,
+    "sea_salt_paper": COMMON_OUTCOME_FIELDS,
+    "seven_wonders": COMMON_OUTCOME_FIELDS,
+    "tictactoe": (*COMMON_OUTCOME_FIELDS, "winnerCells"),
+}
+TURN_ORDER_FIELDS: dict[str, tuple[str, ...]] = {
+    "cant_stop": COMMON_TURN_ORDER_FIELDS,
+    "connect4": (*COMMON_TURN_ORDER_FIELDS, "moveCount"),  # moves played so far
+    "dominion": (*COMMON_TURN_ORDER_FIELDS, "turnPlayer", "roundCounter"),  # whose turn; rounds completed
+    "dots_and_boxes": COMMON_TURN_ORDER_FIELDS,
+    "sea_salt_paper": (*COMMON_TURN_ORDER_FIELDS, "roundCounter", "firstPlayer"),  # rounds; who starts the round
+    "seven_wonders": COMMON_TURN_ORDER_FIELDS,
+    "tictactoe": (*COMMON_TURN_ORDER_FIELDS, "moveCount"),
+}
+# Every game's default fields at once, for code that does not know its game (the transfer experiment's default).
+# Exact for every engine: no field of one game's lists occurs in another game's states.
+DEFAULT_TOKEN_BLACKLIST: tuple[str, ...] = tuple(dict.fromkeys(
+    [f for fields in OUTCOME_FIELDS.values() for f in fields] + list(TAG_TURN_ORDER_FIELDS)
+    + [f for fields in TURN_ORDER_FIELDS.values() for f in fields]))
+
+LEAK_MARGIN = 0.10  # how far the accuracy's Wilson lower bound must clear the majority seat's accuracy
+LEAK_ALPHA = 0.05  # family-wise error over the (token, question) pairs tested
+MIN_TEST_GAMES = 10
+MIN_GAME_SHARE = 0.05  # a token is tested when it occurs in at least this share of the train games (and 2)
+_CHUNK = 512  # tokens per vectorised stump batch: bounds the (games x tokens x seats) cumulative counts
+
+LEAKY_TOKENS_SCHEMA = {"game": pl.String, "token": pl.String, "seat": pl.Int8, "accuracy": pl.Float64,
+                       "accuracy_low": pl.Float64,
+                       "majority_accuracy": pl.Float64, "n_test": pl.Int32, "blacklisted": pl.Boolean}
+
+
+def trajectory_shares(state_tokens: pl.DataFrame) -> pl.DataFrame:
+    """(game_id, token, p): each game's whole trajectory as one bag, every token kept (blacklisted ones too)."""
+    bags = state_tokens.group_by("game_id", "token").agg(pl.col("count").sum())
+    return bags.with_columns((pl.col("count") / pl.col("count").sum().over("game_id")).alias("p")) \
+        .select("game_id", "token", "p").sort("game_id", "token")
+
+
+def fit_stumps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One decision stump per column of x (games x tokens): the threshold with the most correct training labels.
+
+    Returns (threshold, seat at or below it, seat above it) per column; a leaf names its majority seat (ties:
+    the lowest seat), ties between thresholds go to the lowest, and a column without a useful split gets the
+    threshold +inf (every game in the lower leaf, so it names the overall majority seat).
+    """
+    seats = np.unique(y)
+    n, m = x.shape
+    order = np.argsort(x, axis=0, kind="stable")
+    ordered = np.take_along_axis(x, order, axis=0)
+    one_hot = (y[:, None] == seats[None, :]).astype(np.int32)
+    below = np.cumsum(one_hot[order], axis=0)  # (n, m, seats): seat counts among the k+1 smallest values
+    above = below[-1][None, :, :] - below
+    correct = below.max(axis=2) + above.max(axis=2)
+    splits = np.vstack([ordered[:-1] < ordered[1:], np.ones((1, m), dtype=bool)])  # last row: no split at all
+    best = np.argmax(np.where(splits, correct, -1), axis=0)
+    columns = np.arange(m)
+    upper = np.minimum(best + 1, n - 1)
+    threshold = np.where(best < n - 1, (ordered[best, columns] + ordered[upper, columns]) / 2, np.inf)
+    low_seat = seats[np.argmax(below[best, columns], axis=1)]
+    high_seat = seats[np.argmax(above[best, columns], axis=1)]
+    return threshold, low_seat, high_seat
+
+
+def stump_correct(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray) -> np.ndarray:
+    """Per column: how many test labels the column's training stump predicts right (batched over columns)."""
+    correct = np.zeros(x_train.shape[1], dtype=np.int64)
+    for start in range(0, x_train.shape[1], _CHUNK):
+        part = slice(start, start + _CHUNK)
+        threshold, low_seat, high_seat = fit_stumps(x_train[:, part], y_train)
+        predicted = np.where(x_test[:, part] <= threshold, low_seat, high_seat)
+        correct[part] = (predicted == y_test[:, None]).sum(axis=0)
+    return correct
+
+
+def _dense(shares: pl.DataFrame, game_ids: list[int], tokens: list[str]) -> np.ndarray:
+    """(games x tokens) matrix of p, 0 where a game lacks a token."""
+    matrix = np.zeros((len(game_ids), len(tokens)))
+    part = shares.filter(pl.col("game_id").is_in(game_ids) & pl.col("token").is_in(tokens)).select(
+        pl.col("game_id").replace_strict(game_ids, list(range(len(game_ids)))).alias("row"),
+        pl.col("token").replace_strict(tokens, list(range(len(tokens)))).alias("column"), "p")
+    matrix[part["row"].to_numpy(), part["column"].to_numpy()] = part["p"].to_numpy()
+    return matrix
+
+
+def _majority(labels: list[int]) -> int:
+    """The most frequent label (ties: the lowest), as classification's majority seat."""
+    return max(set(labels), key=lambda s: (labels.count(s), -s))
+
+
+def leaky_tokens_table(state_tokens: pl.DataFrame, games: pl.DataFrame, *, test_share: float,
+                       blacklist: tuple[str, ...], margin: float = LEAK_MARGIN) -> tuple[pl.DataFrame, int]:
+    """(the leaky tokens, how many tokens were tested) of one game's complete self-play trajectories.
+
+    The split is classification.split_games's (decided games; the last test_share held out). Each token's
+    stump answers "which seat won" (seat null) and, with more than two winning seats, "did seat s win" per
+    seat s (a one-token stump can name at most two seats, so in a 4-player game a token that gives away one
+    seat's win would pass unseen otherwise). `blacklisted` says whether the game's blacklist removes the
+    token. Leaky tokens come most accurate first.
+    """
+    game = games["game"][0] if len(games) else ""
+    train_ids, test_ids = split_games(games, test_share)
+    if not train_ids or not test_ids:
+        return pl.DataFrame(schema=LEAKY_TOKENS_SCHEMA), 0
+    winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
+    shares = trajectory_shares(state_tokens.filter(pl.col("game_id").is_in(train_ids + test_ids)))
+    presence = shares.filter(pl.col("game_id").is_in(train_ids)).group_by("token").len()
+    needed = max(2, math.ceil(MIN_GAME_SHARE * len(train_ids)))
+    tokens = presence.filter(pl.col("len") >= needed)["token"].sort().to_list()
+    y_train = np.array([winner[g] for g in train_ids])
+    y_test = np.array([winner[g] for g in test_ids])
+    seats = sorted(set(y_train.tolist()))
+    questions = [(None, y_train, y_test)] + ([(s, (y_train == s).astype(int), (y_test == s).astype(int))
+                                             for s in seats] if len(seats) > 2 else [])
+    x_train, x_test = _dense(shares, train_ids, tokens), _dense(shares, test_ids, tokens)
+    n_test, keep, rows = len(test_ids), TokenFilter(blacklist), []
+    confidence = 1 - LEAK_ALPHA / max(1, len(tokens) * len(questions))
+    for seat, train_labels, test_labels in questions:
+        if n_test < MIN_TEST_GAMES:
+            break
+        majority_accuracy = float(np.mean(test_labels == _majority(train_labels.tolist())))
+        correct = stump_correct(x_train, train_labels, x_test, test_labels)
+        for j in np.flatnonzero(correct / n_test > majority_accuracy + margin).tolist():  # the bound is lower still
+            low, _ = wilson_interval(int(correct[j]), n_test, confidence=confidence)
+            if low >= majority_accuracy + margin:
+                rows.append({"game": game, "token": tokens[j], "seat": seat, "accuracy": float(correct[j] / n_test),
+                             "accuracy_low": low, "majority_accuracy": majority_accuracy, "n_test": n_test,
+                             "blacklisted": not keep.keeps(tokens[j])})
+    table = pl.DataFrame(rows, schema=LEAKY_TOKENS_SCHEMA)
+    return table.sort(["accuracy", "token", "seat"], descending=[True, False, False], nulls_last=False), len(tokens)

@@ -1,0 +1,1 @@
+"""Dagster automation: schedules, sensors and the refresh plan after a scheduled self-play."""

@@ -1,0 +1,7 @@
+"""`python -m jbag_pipeline.cli`: the same as the `jbag` console script."""
+
+import sys
+
+from jbag_pipeline.cli.commands import main
+
+sys.exit(main())

@@ -1,0 +1,66 @@
+"""`jbag ingest PATH...`: ingest outside trajectories through Dagster, refresh the ingested model and the catalog.
+
+Exit status: EXIT_DONE (0) when every record landed, EXIT_QUARANTINED (3) when the run completed but some
+records were quarantined (the good games landed); a failure exits 2 (an error cli.main explains in one line)
+or 1 (unexpected).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.assets.catalog import catalog
+from jbag_pipeline.assets.ingest import ingested_games
+from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
+from jbag_pipeline.ingest.trajectories import check_game_name, check_mode, problem_lines, trajectory_files
+from jbag_pipeline.ingest.store import QUARANTINE_TABLE, SOURCES_TABLE
+from jbag_pipeline.resources import JbagSettings, settings_from_env
+from jbag_pipeline.cli.runner import QUIET
+
+INGEST_ASSETS = [ingested_games, *INGESTED_MODEL_ASSETS]
+EXIT_DONE = 0
+EXIT_QUARANTINED = 3
+
+
+def ingest_run_config(paths: list[str], game: str | None, mode: str) -> dict:
+    config = {"paths": paths, "mode": mode, **({"game": game} if game else {})}
+    return {**QUIET, "ops": {"ingested_games": {"config": config}}}
+
+
+def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str = "both",
+               instance: dg.DagsterInstance | None = None) -> tuple[pl.DataFrame, list[str]]:
+    """Materialise the ingest group for `paths`, then the catalog; returns (games per game, problem lines)."""
+    if game is not None:
+        check_game_name(game)
+    check_mode(mode)
+    files = [str(p) for p in trajectory_files(paths)]
+    if not files:
+        raise ValueError(f"ingest: no .json, .jsonl or .ndjson files in {list(paths)}")
+    settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
+    resources = {"settings": settings}
+    dg.materialize(INGEST_ASSETS, run_config=ingest_run_config(files, game, mode), resources=resources,
+                   instance=instance, raise_on_error=True)
+    dg.materialize([catalog], run_config=QUIET, resources=resources, instance=instance, raise_on_error=True)
+    sources = lake.read_table(root, SOURCES_TABLE).filter(pl.col("file").is_in(files))
+    per_game = sources.group_by("game").agg(pl.len().alias("games"), pl.col("n_states").sum().alias("states"))
+    quarantine = lake.read_table(root, QUARANTINE_TABLE).filter(pl.col("file").is_in(files))
+    return per_game.sort("game"), problem_lines(quarantine)
+
+
+def run_ingest_cli(paths: list[str], root: Path, game: str | None, mode: str) -> int:
+    """EXIT_DONE when every record landed, EXIT_QUARANTINED when some were quarantined; prints each problem once."""
+    from jbag_pipeline.cli.runner import dagster_instance
+
+    per_game, problems = run_ingest(paths, root, game, mode, instance=dagster_instance(root))
+    for name, games, states in per_game.iter_rows():
+        print(f"jbag ingest: {name}: {games} games, {states} states")
+    for line in problems:
+        print(f"jbag ingest: quarantined: {line}", file=sys.stderr)
+    print(f"jbag ingest: tables ingested_* and ingest_quarantine in {lake.lake_dir(root)}; "
+          "query them with jbag sql \"SELECT * FROM ingested_games\"")
+    return EXIT_QUARANTINED if problems else EXIT_DONE

@@ -1,0 +1,164 @@
+"""Materialise the asset graph through Dagster, partition by partition, as the UI would; used by `jbag run`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+import psutil
+
+from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.resources import JbagSettings
+
+
+# progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
+# CLI reports the error in one line, and `--debug` shows the traceback
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+@dataclass
+class StepResult:
+    assets: list[str]
+    partition: str | None
+    seconds: float
+    rows: dict[str, int]
+
+
+def asset_names(assets_defs) -> list[str]:
+    return [key.to_user_string() for a in assets_defs for key in a.keys]
+
+
+def _game_of(partition_key: str) -> str:
+    """The game of a partition key: 'connect4', 'connect4|full-none' (evaluation), 'connect4-6x7-to-8x8' (transfer)."""
+    return partition_key.split("|")[0].split("-")[0]
+
+
+# unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
+GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
+# assets outside the default selection: they run only when --select names them
+OPT_IN_ASSETS = {"reference_reproduction"}
+# unpartitioned assets that read every lake table: run in a step of their own after all others (the catalog
+# declares no dependency on opt-in assets, so in one step Dagster might build it first)
+SUMMARY_ASSETS = ("catalog", "report")
+
+
+def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
+    parts = key.split("|")
+    return (games is None or _game_of(key) in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
+
+
+def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
+    """Steps in order: assets partitioned by game (once per game), then those partitioned by game and pair
+    (once per key; only `pairs` when given), then other partitioned assets (transfer pairs), then the
+    unpartitioned assets, then the summary assets. A `select` always includes the catalog, so that its views
+    show what the run wrote."""
+    known = set(asset_names(assets_defs))
+    chosen = set(select or known - OPT_IN_ASSETS)
+    if select and "catalog" in known:
+        chosen.add("catalog")
+    if games is not None and select is None:
+        chosen -= {name for name, game in GAME_SPECIFIC_ASSETS.items() if game not in games}
+    unknown = sorted(chosen - known)
+    if unknown:
+        raise ValueError(f"--select names unknown asset(s) {unknown}; known assets: {sorted(known)}")
+    groups: dict[object, list[str]] = {}
+    for a in assets_defs:
+        keys = [k for k in asset_names([a]) if k in chosen]
+        if keys and not a.can_subset:  # selfplay_games comes with selfplay_states: one function writes both
+            keys = asset_names([a])
+        if keys:
+            groups.setdefault(a.partitions_def, []).extend(keys)
+    all_games = sorted(game_partitions.get_partition_keys())
+    bad = sorted(set(games or []) - set(all_games))
+    if bad:
+        raise ValueError(f"--games names unknown game(s) {bad}; registered games: {all_games}")
+    ordered = sorted((p for p in groups if p is not None),
+                     key=lambda p: 0 if p == game_partitions else 1 if isinstance(p, dg.MultiPartitionsDefinition) else 2)
+    steps = []
+    for partitions_def in ordered:
+        for key in partitions_def.get_partition_keys():
+            if _wanted(key, games, pairs):
+                steps.append((groups[partitions_def], key))
+    if None in groups:
+        steps += [(keys, None) for keys in ([k for k in groups[None] if k not in SUMMARY_ASSETS],
+                                            [k for k in groups[None] if k in SUMMARY_ASSETS]) if keys]
+    return steps
+
+
+def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | None = None,
+                    games: list[str] | None = None, instance: dg.DagsterInstance | None = None,
+                    progress=print) -> list[StepResult]:
+    """Run every planned step; stops at the first failure with Dagster's error."""
+    steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
+    tags = process_tag()
+    results = []
+    for i, (keys, partition) in enumerate(steps, 1):
+        label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  ({partition})" if partition else "")
+        progress(label + " ...")
+        start = time.perf_counter()
+        outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
+                                 resources={"settings": settings}, instance=instance, tags=tags, raise_on_error=True)
+        rows = {}
+        for event in outcome.get_asset_materialization_events():
+            mat = event.event_specific_data.materialization
+            count = mat.metadata.get("dagster/row_count")
+            if count is not None:
+                rows[mat.asset_key.to_user_string()] = int(count.value)
+        elapsed = time.perf_counter() - start
+        progress(f"    done in {elapsed:.1f}s" + (f"; rows: {rows}" if rows else ""))
+        results.append(StepResult(keys, partition, elapsed, rows))
+    return results
+
+
+INSTANCE_CONFIG = Path(__file__).resolve().parents[2] / "dagster.yaml"
+
+
+def prepare_dagster_home(root: Path) -> Path:
+    """DAGSTER_HOME (default <data dir>/dagster_home) with the project's dagster.yaml in it, if it has none."""
+    home = Path(os.environ.get("DAGSTER_HOME") or root / "dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists() and INSTANCE_CONFIG.exists():
+        shutil.copyfile(INSTANCE_CONFIG, home / "dagster.yaml")
+    return home
+
+
+def dagster_instance(root: Path) -> dg.DagsterInstance:
+    """The persistent instance under DAGSTER_HOME, shared with `make ui` so CLI runs show in the UI."""
+    os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(root))
+    return dg.DagsterInstance.get()
+
+
+PROCESS_TAG = "jbag/process"  # host:pid:start time of the process that materialises a run
+
+
+def process_tag() -> dict[str, str]:
+    """Run tags naming this process, so that a later `jbag run` can tell the run's process has died."""
+    me = psutil.Process()
+    return {PROCESS_TAG: f"{socket.gethostname()}:{me.pid}:{me.create_time():.3f}"}
+
+
+def _process_gone(tag: str) -> bool:
+    parts = tag.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False  # another machine's process (or not our tag): cannot tell
+    _, pid, started = parts
+    try:
+        process = psutil.Process(int(pid))
+        return f"{process.create_time():.3f}" != started or process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed the in-progress runs whose `jbag run` process on this host is gone (killed); left alone they
+    stay STARTED for ever and count against the UI queue's max_concurrent_runs. Returns their run ids."""
+    running = instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]))
+    orphans = [run for run in running if PROCESS_TAG in run.tags and _process_gone(run.tags[PROCESS_TAG])]
+    for run in orphans:
+        instance.report_run_failed(run, f"its process ({run.tags[PROCESS_TAG]}) is gone; marked failed by jbag run")
+    return [run.run_id for run in orphans]

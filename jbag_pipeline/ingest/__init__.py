@@ -1,0 +1,1 @@
+"""Ingest trajectories recorded elsewhere: read, convert, tokenize, store, and plan refreshes of derived partitions."""

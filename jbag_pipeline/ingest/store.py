@@ -1,0 +1,190 @@
+"""Merge an ingest batch into the lake: ingested_games / _states / _tokens per game, sources and quarantine.
+
+Re-ingesting a file replaces what that file gave before (so a batch can be re-run, and the inbox sensor
+can re-read a file that changed); a game_id already ingested from another file is quarantined as a
+duplicate. Only the batch's games are tokenized (ingest_tokens.tokenize_batch, before anything is written:
+a game that cannot be tokenized is quarantined); the other games' tokens are kept as they are. Every
+partition file is replaced atomically (lake.write_table); a lock file serialises ingests. Per game, tokens
+are written first and ingested_games last; a crash between two partition writes leaves each file whole,
+and the next ingest touching that game re-tokenizes any game whose tokens are missing (one stored before values
+were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
+"""
+
+from __future__ import annotations
+
+import fcntl
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.ingest.trajectories import QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, file_mtime
+from jbag_pipeline.ingest.tokens import tokenize_batch, tokenize_games
+from jbag_pipeline.agents.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+from jbag_pipeline.model.state_tokens import TOKENS_SCHEMA
+
+GAMES_TABLE = "ingested_games"
+STATES_TABLE = "ingested_states"
+TOKENS_TABLE = "ingested_tokens"
+SOURCES_TABLE = "ingested_sources"
+QUARANTINE_TABLE = "ingest_quarantine"
+
+
+@dataclass
+class IngestSummary:
+    """What a merge changed: games and states written per game, games removed, records quarantined (with the
+    games quarantined because their tokens do not fit)."""
+
+    games: dict[str, int]
+    states: dict[str, int]
+    removed: int
+    quarantined: pl.DataFrame
+    tokens: int = 0
+
+
+@contextmanager
+def ingest_lock(root: Path):
+    """An exclusive lock on <lake>/.ingest.lock for the read-merge-write of one ingest."""
+    folder = lake.lake_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".ingest.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def partitions(root: Path, table: str) -> list[str]:
+    """The game partitions a lake table has, sorted."""
+    folder = lake.lake_dir(root) / table
+    return sorted(p.parent.name.removeprefix("game=") for p in folder.glob("game=*/part.parquet"))
+
+
+def read_or_empty(root: Path, table: str, schema: dict, game: str | None = None) -> pl.DataFrame:
+    """One partition (or the whole table) of a lake table, or an empty frame of `schema` if it has none."""
+    partition = {"game": game} if game else None
+    exists = lake.partition_path(root, table, partition).exists() if game else lake.table_exists(root, table)
+    if not exists:
+        return pl.DataFrame(schema=schema)
+    return lake.read_table(root, table, partition).cast(schema)
+
+
+def replace_partition(root: Path, table: str, game: str, frame: pl.DataFrame) -> None:
+    """Write `frame` as the game partition, or remove the partition when `frame` is empty."""
+    if frame.is_empty():
+        lake.partition_path(root, table, {"game": game}).unlink(missing_ok=True)
+    else:
+        lake.write_table(frame, root, table, {"game": game})
+
+
+def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
+    """Merge `batch` into the lake tables (see the module docstring); returns what changed."""
+    if batch.tokens is None:
+        batch = tokenize_batch(batch)
+    with ingest_lock(root):
+        old_sources = read_or_empty(root, SOURCES_TABLE, SOURCES_SCHEMA, None)
+        files = batch.files
+        replaced = old_sources.filter(pl.col("file").is_in(files))
+        kept_sources = old_sources.filter(~pl.col("file").is_in(files))
+        clashes = batch.sources.join(kept_sources.select("game", "game_id", pl.col("file").alias("owner")),
+                                     on=["game", "game_id"], how="inner")
+        new_sources = batch.sources.join(clashes.select("game", "game_id"), on=["game", "game_id"], how="anti")
+        _check_modes(kept_sources, new_sources)
+        quarantine = pl.concat([batch.quarantine, _duplicate_rows(clashes)]).sort("file", "line_or_index",
+                                                                                   nulls_last=False)
+
+        new_keys = new_sources.select("game", "game_id")
+        modes = dict(pl.concat([kept_sources, new_sources]).select("game", "mode").unique().iter_rows())
+        games_written, states_written, unfit = {}, {}, []
+        for game in sorted(set(replaced["game"]) | set(new_keys["game"])):
+            drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"],
+                              new_keys.filter(pl.col("game") == game)["game_id"]])
+            merged = {}
+            for table, schema, new_rows in ((TOKENS_TABLE, TOKENS_SCHEMA, batch.tokens),
+                                            (STATES_TABLE, STATES_SCHEMA, batch.states),
+                                            (GAMES_TABLE, GAMES_SCHEMA, batch.games)):
+                old = read_or_empty(root, table, schema, game).filter(~pl.col("game_id").is_in(drop.implode()))
+                merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys))
+            merged[TOKENS_TABLE], problems = _with_missing_tokens(merged, modes.get(game, "both"))
+            removed = [game_id for _, game_id, _, _ in problems]
+            for table in (STATES_TABLE, GAMES_TABLE):
+                merged[table] = merged[table].filter(~pl.col("game_id").is_in(removed))
+            unfit += problems
+            for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
+                replace_partition(root, table, game, merged[table])
+            states_written[game] = len(_rows_of(batch.states, game, new_keys))
+            games_written[game] = len(_rows_of(batch.games, game, new_keys))
+
+        sources = pl.concat([kept_sources, new_sources]).sort("game", "game_id")
+        if unfit:
+            unfit_keys = pl.DataFrame([(g, i) for g, i, _, _ in unfit], schema=["game", "game_id"], orient="row")
+            quarantine = pl.concat([quarantine, _unfit_rows(sources.join(unfit_keys, on=["game", "game_id"]), unfit)])
+            sources = sources.join(unfit_keys, on=["game", "game_id"], how="anti", maintain_order="left")
+        lake.write_table(sources, root, SOURCES_TABLE)
+        old_quarantine = read_or_empty(root, QUARANTINE_TABLE, QUARANTINE_SCHEMA, None)
+        all_quarantine = pl.concat([old_quarantine.filter(~pl.col("file").is_in(files)), quarantine])
+        lake.write_table(all_quarantine.sort("file", "line_or_index", nulls_last=False), root, QUARANTINE_TABLE)
+    gone = len(replaced.join(new_keys, on=["game", "game_id"], how="anti"))
+    return IngestSummary(games={g: n for g, n in games_written.items() if n},
+                         states={g: n for g, n in states_written.items() if n}, removed=gone, quarantined=quarantine,
+                         tokens=len(batch.tokens))
+
+
+def _rows_of(frame: pl.DataFrame, game: str, keys: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `frame` for `game` whose game_id is in `keys`; `frame` itself (no copy) when that is all of it."""
+    wanted = keys.filter(pl.col("game") == game)["game_id"].to_list()
+    mask = (frame["game"] == game) & frame["game_id"].is_in(wanted)
+    return frame if mask.all() else frame.filter(mask)
+
+
+def _merge_sorted(old: pl.DataFrame, add: pl.DataFrame) -> pl.DataFrame:
+    """`old` and `add`, each sorted and holding different game_ids, as one sorted frame: a merge on game_id
+    (each game's rows keep their order), not a sort of the partition."""
+    if add.is_empty() or old.is_empty():
+        return add if old.is_empty() else old
+    return old.merge_sorted(add, "game_id")
+
+
+def _with_missing_tokens(merged: dict[str, pl.DataFrame], mode: str) -> tuple[pl.DataFrame, list[tuple]]:
+    """The merged tokens plus those of any game of the partition that has none (a crash cut an earlier ingest),
+    and (game, game_id, position, reason) of such games that cannot be tokenized (stored before values were
+    checked)."""
+    tokens = merged[TOKENS_TABLE]
+    missing = merged[GAMES_TABLE].filter(~pl.col("game_id").is_in(tokens["game_id"].unique().implode()))["game_id"]
+    states = merged[STATES_TABLE].filter(pl.col("game_id").is_in(missing.implode()))
+    if states.is_empty():
+        return tokens, []
+    repaired, problems = tokenize_games(states, mode)
+    return _merge_sorted(tokens, repaired), problems
+
+
+def _unfit_rows(sources: pl.DataFrame, problems: list[tuple]) -> pl.DataFrame:
+    """Quarantine rows for games already in the lake that turn out not to fit; they are removed from it."""
+    reasons = {(game, game_id): reason for game, game_id, _, reason in problems}
+    rows = [{"game": game, "file": file, "line_or_index": first_line,
+             "file_mtime": file_mtime(file) if Path(file).exists() else None,
+             "reason": f"stored before values were checked and removed: {reasons[game, game_id]}"}
+            for game, game_id, file, first_line in sources.select("game", "game_id", "file", "first_line").iter_rows()]
+    return pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)
+
+
+def _check_modes(kept: pl.DataFrame, new: pl.DataFrame) -> None:
+    """One tokenization mode per game partition: a bag mixing modes would compare unlike tokens."""
+    mixed = pl.concat([kept, new]).group_by("game").agg(pl.col("mode").n_unique()).filter(pl.col("mode") > 1)
+    if not mixed.is_empty():
+        game = mixed["game"].sort()[0]
+        old = kept.filter(pl.col("game") == game)["mode"].unique().sort().to_list()
+        raise ValueError(f"ingest: game {game!r} already holds games ingested with mode {old}; ingest with that "
+                         "mode, or re-ingest all of its files with the new one")
+
+
+def _duplicate_rows(clashes: pl.DataFrame) -> pl.DataFrame:
+    """Quarantine rows for games whose id another file already gave."""
+    rows = [{"game": game, "file": file, "line_or_index": first_line, "file_mtime": file_mtime(file),
+             "reason": f"duplicate game_id {game_id} of game {game!r}: already ingested from {owner}"}
+            for game, game_id, file, first_line, owner
+            in clashes.select("game", "game_id", "file", "first_line", "owner").iter_rows()]
+    return pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)

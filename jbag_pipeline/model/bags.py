@@ -1,0 +1,194 @@
+"""Bags as distributions: normalisation, Jensen-Shannon distance, a token vocabulary and vectorised JSD.
+
+JSD here is sqrt of the base-2 Jensen-Shannon divergence, in [0, 1]; empty vs empty is 0, empty vs
+non-empty is 1 (DESIGN.md section 4). Counts are normalised first. Every JSD below runs through one
+numpy kernel over the columns where the bag has mass; the prototype mass elsewhere enters as one sum.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+Bag = Mapping[str, float]
+_BLOCK_ELEMENTS = 1 << 19  # rows x prototypes x columns per numpy block: bounds the kernel's memory
+
+
+def _check_count(token: str, count: float, where: str) -> None:
+    if not (count >= 0 and math.isfinite(count)):
+        raise ValueError(f"{where}: count of token {token!r} must be a finite number >= 0, got {count!r}")
+
+
+def normalise(bag: Bag) -> dict[str, float]:
+    """Token -> share of the bag's total count; an empty (or all-zero) bag stays empty."""
+    for token, count in bag.items():
+        _check_count(token, count, "normalise")
+    total = sum(bag.values())
+    if total == 0:
+        return {}
+    return {token: count / total for token, count in bag.items() if count}
+
+
+def _jsd_kernel(x: np.ndarray, x_rest: np.ndarray, p: np.ndarray, p_rest: np.ndarray) -> np.ndarray:
+    """JSD of rows x (r, u) vs prototypes p (k, u), all normalised over their full vocabularies; (r, k).
+
+    x_rest (r,) is each row's mass outside the u columns (where every prototype is 0), p_rest (k,) each
+    prototype's mass outside them (where every row is 0): a token held by one side only adds its mass.
+    """
+    xs, ps = x[:, None, :], p[None, :, :]
+    both = xs + ps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_terms = np.where(xs > 0, xs * np.log2(2 * xs / both), 0.0).sum(axis=2)
+        p_terms = np.where(ps > 0, ps * np.log2(2 * ps / both), 0.0).sum(axis=2)
+    divergence = 0.5 * (x_terms + x_rest[:, None] + p_terms + p_rest[None, :])
+    return np.sqrt(np.clip(divergence, 0.0, 1.0))
+
+
+def _row_shares(matrix: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of a non-negative count matrix divided by their sums, and which rows are empty."""
+    if matrix.ndim != 2:
+        raise ValueError(f"{where}: prototypes must be a 2-D array (one row per prototype), got {matrix.ndim}-D")
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        raise ValueError(f"{where}: prototype counts must be finite and >= 0")
+    totals = matrix.sum(axis=1)
+    empty = totals == 0
+    return matrix / np.where(empty, 1.0, totals)[:, None], empty
+
+
+def _jsd_rows(x: np.ndarray, columns: np.ndarray, x_rest: np.ndarray, shares: np.ndarray,
+              empty: np.ndarray) -> np.ndarray:
+    """(r, k) JSD of count rows x (r, u), which hold all of their in-vocabulary mass on `columns`,
+    plus x_rest (r,) outside the vocabulary, vs normalised prototype rows `shares` (k, V)."""
+    totals = x.sum(axis=1) + x_rest
+    distances = np.empty((x.shape[0], shares.shape[0]))
+    nonzero = totals > 0
+    distances[~nonzero] = np.where(empty, 0.0, 1.0)
+    if nonzero.any():
+        x, x_rest, totals = x[nonzero], x_rest[nonzero], totals[nonzero]
+        elsewhere = np.ones(shares.shape[1], dtype=bool)
+        elsewhere[columns] = False
+        block = _jsd_kernel(x / totals[:, None], x_rest / totals, shares[:, columns],
+                            shares[:, elsewhere].sum(axis=1))
+        block[:, empty] = 1.0
+        distances[nonzero] = block
+    return distances
+
+
+def jsd(p: Bag, q: Bag) -> float:
+    """Jensen-Shannon distance between two token -> count (or probability) mappings, over their union."""
+    for bag, name in ((p, "p"), (q, "q")):
+        for token, count in bag.items():
+            _check_count(token, count, f"jsd: bag {name}")
+    tokens = list(p) + [token for token in q if token not in p]  # a fixed order keeps sums reproducible
+    x = np.array([p.get(token, 0.0) for token in tokens], dtype=float)
+    shares, empty = _row_shares(np.array([[q.get(token, 0.0) for token in tokens]], dtype=float), "jsd")
+    columns = np.flatnonzero(x)
+    return float(_jsd_rows(x[None, columns], columns, np.zeros(1), shares, empty)[0, 0])
+
+
+def jsd_to_prototypes(x: np.ndarray, prototypes: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
+    """JSD of one count vector over a vocabulary to every row of a prototype count matrix: shape (k,).
+
+    outside_mass: the vector's count on tokens outside the vocabulary (no prototype holds them); it
+    makes the distance exact over the full token union, as jsd() on the original bags.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or x.shape[0] != np.shape(prototypes)[-1]:
+        raise ValueError(f"jsd_to_prototypes: x must be a vector of length {np.shape(prototypes)[-1]} "
+                         f"(the prototypes' columns), got shape {x.shape}")
+    if not np.all(np.isfinite(x)) or np.any(x < 0) or not (outside_mass >= 0 and math.isfinite(outside_mass)):
+        raise ValueError("jsd_to_prototypes: counts and outside_mass must be finite and >= 0")
+    shares, empty = _row_shares(np.asarray(prototypes, dtype=float), "jsd_to_prototypes")
+    columns = np.flatnonzero(x)
+    return _jsd_rows(x[None, columns], columns, np.array([float(outside_mass)]), shares, empty)[0]
+
+
+def jsd_matrix(bags: sp.spmatrix | np.ndarray, prototypes: np.ndarray,
+               outside_mass: np.ndarray | None = None) -> np.ndarray:
+    """JSD of every row of a (sparse) bag count matrix (n, V) to every prototype row (k, V): shape (n, k).
+
+    outside_mass (n,): each bag's count on tokens outside the vocabulary, as in jsd_to_prototypes.
+    Rows are processed in blocks, each densified over the columns its bags use only.
+    """
+    matrix = sp.csr_matrix(bags, dtype=float)
+    n, n_columns = matrix.shape
+    protos = prototypes.toarray() if sp.issparse(prototypes) else np.asarray(prototypes, dtype=float)
+    if protos.ndim != 2 or protos.shape[1] != n_columns:
+        raise ValueError(f"jsd_matrix: prototypes must have {n_columns} columns (the bags' vocabulary), "
+                         f"got shape {protos.shape}")
+    rest = np.zeros(n) if outside_mass is None else np.asarray(outside_mass, dtype=float)
+    if rest.shape != (n,) or not np.all(np.isfinite(rest)) or np.any(rest < 0):
+        raise ValueError(f"jsd_matrix: outside_mass must be {n} finite counts >= 0, got shape {rest.shape}")
+    if matrix.nnz and (not np.all(np.isfinite(matrix.data)) or matrix.data.min() < 0):
+        raise ValueError("jsd_matrix: bag counts must be finite and >= 0")
+    shares, empty = _row_shares(protos, "jsd_matrix")
+    distances = np.empty((n, protos.shape[0]))
+    used_columns = max(1, len(np.unique(matrix.indices)))  # bounds the columns of any block
+    rows_per_block = max(1, _BLOCK_ELEMENTS // (max(1, protos.shape[0]) * used_columns))
+    for start in range(0, n, rows_per_block):
+        block = matrix[start:start + rows_per_block]
+        columns = np.unique(block.indices)
+        stop = start + block.shape[0]
+        distances[start:stop] = _jsd_rows(block[:, columns].toarray(), columns, rest[start:stop], shares, empty)
+    return distances
+
+
+class Vocabulary:
+    """A fixed token -> column index; turns bags into dense vectors or sparse matrices over it."""
+
+    def __init__(self, tokens: Iterable[str]):
+        self.tokens: list[str] = []
+        self.index: dict[str, int] = {}
+        for token in tokens:
+            if token not in self.index:
+                self.index[token] = len(self.tokens)
+                self.tokens.append(token)
+
+    @classmethod
+    def from_bags(cls, bags: Iterable[Bag]) -> "Vocabulary":
+        """The sorted union of the bags' tokens (sorted, so the same bags always give the same columns)."""
+        union: set[str] = set()
+        for bag in bags:
+            union.update(bag)
+        return cls(sorted(union))
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __contains__(self, token: object) -> bool:
+        return token in self.index
+
+    def indices(self, tokens: Iterable[str]) -> np.ndarray:
+        """Column of every token; a token outside the vocabulary is a ValueError naming it."""
+        try:
+            return np.array([self.index[token] for token in tokens], dtype=np.int64)
+        except KeyError as missing:
+            raise ValueError(f"Vocabulary.indices: token {missing.args[0]!r} is not in the vocabulary") from None
+
+    def vector(self, bag: Bag) -> np.ndarray:
+        """Dense count vector of `bag`; tokens outside the vocabulary are left out (see outside_mass)."""
+        vec = np.zeros(len(self.tokens))
+        for token, count in bag.items():
+            column = self.index.get(token)
+            if column is not None:
+                vec[column] = count
+        return vec
+
+    def outside_mass(self, bag: Bag) -> float:
+        """The total count of `bag` on tokens outside the vocabulary."""
+        return float(sum(count for token, count in bag.items() if token not in self.index))
+
+    def matrix(self, bags: Sequence[Bag]) -> sp.csr_matrix:
+        """Sparse (n, V) count matrix, one row per bag; tokens outside the vocabulary are left out."""
+        rows, columns, counts = [], [], []
+        for row, bag in enumerate(bags):
+            for token, count in bag.items():
+                column = self.index.get(token)
+                if column is not None:
+                    rows.append(row)
+                    columns.append(column)
+                    counts.append(count)
+        return sp.csr_matrix((np.array(counts, dtype=float), (rows, columns)), shape=(len(bags), len(self.tokens)))

@@ -1,0 +1,684 @@
+"""`jbag sql`: read-only, sandboxed queries over the catalog views.
+
+Read-only by construction, in layers:
+- Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
+  and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else,
+  and so is a SELECT whose syntax tree holds anything but plain query nodes (DuckDB runs COPY, INSERT, UPDATE
+  and DELETE written inside a WITH clause) or calls a table function outside READING_TABLE_FUNCTIONS. A query
+  whose physical plan (EXPLAIN, which never runs it) holds a writing operator is refused too: a second gate.
+- The queries run on an in-memory DuckDB holding copies of the catalog's views (relative lake paths anchored in
+  the data directory); the catalog file is read once through a short read-only connection and never attached,
+  so neither it nor its WAL is an allowed path.
+- External access is off; the lake is the one allowed directory (DuckDB has no read-only variant of it, hence
+  the parser gate: no statement that runs can write a file). No temp directory, so nothing spills to disk and
+  memory_limit is a hard bound. No extension install/load, no Python replacement scans, configuration locked.
+A query runs in a worker thread; a timeout or Ctrl-C interrupts it through `connection.interrupt()`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Callable, TextIO
+
+import duckdb
+import orjson
+from rapidfuzz import fuzz, process
+
+import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.storage.catalog import bind_data_dir, catalog_path
+
+MEMORY_LIMIT = "2GB"
+DEFAULT_TIMEOUT = 60.0  # seconds per query
+DEFAULT_MAX_ROWS = 1000  # rows shown in table format
+BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
+FLOAT_DIGITS = 6  # significant digits of a float in table format (csv and json keep full precision)
+PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
+# Table functions a query may call: those that only read (an allowlist, so a new side-effecting function stays
+# out). Left out on purpose: query()/query_table() (their SQL is a string no gate can see),
+# json_execute_serialized_sql() (runs a serialized statement), checkpoint(), enable_*/disable_* and friends.
+READING_TABLE_FUNCTIONS = {
+    "read_parquet", "parquet_scan", "read_csv", "read_csv_auto", "read_json", "read_json_auto", "read_ndjson",
+    "read_ndjson_auto", "read_json_objects", "read_json_objects_auto", "read_ndjson_objects", "read_text",
+    "read_blob", "parquet_metadata", "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata",
+    "parquet_full_metadata", "parquet_bloom_probe", "parquet_page_index", "glob", "range", "generate_series",
+    "unnest", "repeat", "repeat_row", "summary", "sniff_csv", "json_each", "json_tree", "histogram",
+    "histogram_values", "icu_calendar_names", "pg_timezone_names", "test_all_types",
+}
+# words of DuckDB physical operator names (COPY_TO_FILE, INSERT, CREATE_TABLE_AS, ...) that change state
+WRITE_OPERATOR_WORDS = {"COPY", "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "EXPORT", "ATTACH", "DETACH", "DROP",
+                        "ALTER", "VACUUM", "PRAGMA", "TRANSACTION", "LOAD", "SECRET", "SET", "CHECKPOINT"}
+_UNKNOWN_TABLE = re.compile(r"Table with name (\S+) does not exist")
+
+
+class QueryRefused(ValueError):
+    """A statement the sandbox does not run, or a query DuckDB rejected."""
+
+
+class QueryCancelled(Exception):
+    """The user pressed Ctrl-C while a query ran."""
+
+
+@dataclass(frozen=True)
+class Result:
+    columns: list[str]
+    rows: list[tuple]
+
+
+def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection holding the views of <root>/jbag.duckdb that reads nothing outside the lake.
+
+    Run statements through run_query or stream_query: their parser gate is what keeps writes out (DuckDB's
+    allowed directory, the lake, is writable for COPY, which the gate refuses).
+    """
+    path = catalog_path(root)
+    if not path.exists():
+        raise FileNotFoundError(f"no catalog at {path}; run `jbag run` (or materialise the catalog asset) first")
+    con = duckdb.connect(config={
+        "autoinstall_known_extensions": False, "autoload_known_extensions": False,
+        "allow_community_extensions": False, "python_enable_replacements": False,
+        "temp_directory": "", "max_temp_directory_size": "0B", "memory_limit": memory_limit,
+    })
+    try:
+        bind_data_dir(con, root)  # the views read the lake beside this catalog, wherever the data directory now is
+        for name, view_sql in _catalog_view_sql(path):
+            try:
+                con.execute(_anchored_view_sql(con, view_sql, root))
+            except duckdb.Error as exc:  # one broken view (a missing or corrupt file) must not hide the others
+                print(f"jbag sql: view {name} is unavailable: {_first_line(exc)}", file=sys.stderr)
+        con.execute(f"SET allowed_directories = [{_sql_string(str(lake.lake_dir(root)) + '/')}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _catalog_view_sql(path: Path) -> list[tuple[str, str]]:
+    """(name, CREATE VIEW statement) of each view stored in the catalog file, in creation order."""
+    try:
+        catalog = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise QueryRefused(f"cannot open the catalog {path}: {_first_line(exc)}") from None
+    try:
+        return catalog.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal "
+                               "AND database_name = current_database() ORDER BY view_oid").fetchall()
+    finally:
+        catalog.close()
+
+
+def _anchored_view_sql(con: duckdb.DuckDBPyConnection, view_sql: str, root: Path) -> str:
+    """`view_sql` with each relative file path its table functions read made absolute inside `root`.
+
+    DuckDB checks allowed_directories against paths made absolute from the process's working directory, so a
+    view the catalog stores with paths relative to the data directory would be refused at query time.
+    """
+    if not view_sql.isascii():  # DuckDB reports byte offsets; with ASCII they are character offsets too
+        return view_sql
+    start = _select_start(view_sql)
+    select = view_sql[start:].rstrip().rstrip(";")
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [select]).fetchone()[0])
+    except duckdb.Error:
+        return view_sql
+    if tree.get("error"):
+        return view_sql
+    for offset, length, text in sorted(_relative_paths(tree), reverse=True):  # from the end: offsets stay valid
+        select = select[:offset] + _sql_string(str(root / text)) + select[offset + length:]
+    return view_sql[:start] + select
+
+
+def _select_start(view_sql: str) -> int:
+    """Where the query of `CREATE VIEW name [(columns)] AS query` starts."""
+    tokens = duckdb.tokenize(view_sql)
+    ends = [start for start, _ in tokens[1:]] + [len(view_sql)]
+    depth = 0
+    for (start, kind), end in zip(tokens, ends):
+        word = view_sql[start:end].strip()
+        depth += word == "("
+        depth -= word == ")"
+        if depth == 0 and kind == duckdb.token_type.keyword and word.upper() == "AS":
+            return end
+    return len(view_sql)
+
+
+def _dicts(node):
+    """Every object in a JSON tree (a serialized query from json_serialize_sql), depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _dicts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _dicts(value)
+
+
+def _relative_paths(tree) -> list[tuple[int, int, str]]:
+    """(offset, length, text) of each relative path constant given to a table function in a serialized query."""
+    return [constant for node in _dicts(tree) if node.get("type") == "TABLE_FUNCTION"
+            for argument in (node.get("function") or {}).get("arguments", []) if argument.get("name") == ""
+            for constant in _path_constants(argument.get("expression") or {})]
+
+
+def _path_constants(expression: dict) -> list[tuple[int, int, str]]:
+    if expression.get("class") == "FUNCTION" and expression.get("function_name") == "list_value":  # ['a', 'b']
+        return [c for a in expression.get("arguments", []) for c in _path_constants(a.get("expression") or {})]
+    literal = expression.get("literal") or {}
+    text = literal.get("text")
+    if expression.get("class") != "CONSTANT" or literal.get("kind") not in ("STRING", "VARCHAR") or text is None:
+        return []
+    if os.path.isabs(text) or "://" in text or text.startswith("~"):
+        return []
+    return [(expression["query_location"], expression["query_location_length"], text)]
+
+
+def catalog_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Names of the views a query can use, sorted."""
+    rows = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name").fetchall()
+    return [name for (name,) in rows]
+
+
+# ---- statement classification ----
+
+def check_query(con: duckdb.DuckDBPyConnection, query: str) -> list[duckdb.Statement]:
+    """The statements of `query`, each checked by DuckDB's parser to be a plain query; raises QueryRefused otherwise."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise QueryRefused(f"the query is not valid UTF-8 (undecodable byte at character {exc.start + 1})") from None
+    if "\x00" in query:
+        raise QueryRefused(f"the query contains a NUL byte (at character {query.index(chr(0)) + 1})")
+    statements = _parse(con, query)
+    if not statements:
+        raise QueryRefused("empty query")
+    for statement in statements:
+        _check_statement(con, statement)
+    return statements
+
+
+def _parse(con: duckdb.DuckDBPyConnection, text: str) -> list[duckdb.Statement]:
+    try:
+        statements = con.extract_statements(text)
+    except (duckdb.Error, RuntimeError) as exc:
+        raise QueryRefused(f"SQL error: {_first_line(exc)}") from None
+    for statement in statements:
+        try:
+            statement.type
+        except ValueError as exc:  # the Python client has no StatementType for a few kinds (UPDATE EXTENSIONS)
+            raise QueryRefused(f"refused: a statement kind the client cannot classify ({exc}); "
+                               "jbag sql is read-only: SELECT and EXPLAIN only") from None
+    return statements
+
+
+def _check_statement(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> None:
+    kind = statement.type
+    if kind == duckdb.StatementType.SELECT:
+        _check_plain_query(con, statement.query)
+        return
+    if kind == duckdb.StatementType.EXPLAIN:
+        inner = _parse(con, _explained_text(statement.query))
+        if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
+            inner_kind = inner[0].type.name if len(inner) == 1 else "several"
+            raise QueryRefused(f"refused: EXPLAIN of {inner_kind} statements is not allowed (only EXPLAIN of a query)")
+        _check_plain_query(con, inner[0].query)
+        return
+    if kind == duckdb.StatementType.MULTI:  # PIVOT without an IN list: DuckDB first creates an ENUM type
+        raise QueryRefused("refused: this PIVOT runs several statements; list its values: PIVOT t ON col IN (...)")
+    raise QueryRefused(f"refused: {kind.name} statements are not allowed "
+                       "(jbag sql is read-only: SELECT and EXPLAIN only)")
+
+
+def _check_plain_query(con: duckdb.DuckDBPyConnection, select: str) -> None:
+    """Refuse a SELECT that hides a write: DuckDB runs COPY, INSERT, UPDATE and DELETE placed in a WITH clause.
+
+    DuckDB's own syntax tree (json_serialize_sql, parsing only) is walked; every query node in it must be one
+    a plain query is made of.
+    """
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [select]).fetchone()[0])
+    except duckdb.Error as exc:
+        raise QueryRefused(f"SQL error: {_first_line(exc)}") from None
+    if tree.get("error"):
+        raise QueryRefused(f"SQL error: {tree.get('error_message', 'the query cannot be parsed')}")
+    hidden = sorted(_query_node_types(tree) - PLAIN_QUERY_NODES)
+    if hidden:
+        kinds = ", ".join(t.removesuffix("_NODE").removesuffix("_QUERY") for t in hidden)
+        raise QueryRefused(f"refused: {kinds} inside a query is not allowed "
+                           "(jbag sql is read-only: SELECT and EXPLAIN only)")
+    functions = sorted({f for f in _table_functions(tree) if not _reads_only(f)})
+    if functions:
+        raise QueryRefused(f"refused: table function {functions[0]}() is not allowed "
+                           "(jbag sql allows the reading ones: read_parquet, read_csv, glob, range, duckdb_*, ...)")
+    _check_plan(con, select)
+
+
+def _table_functions(tree) -> set[str]:
+    """Lower-cased names of the table functions a serialized query calls, at any depth."""
+    return {str((node.get("function") or {}).get("function_name", "")).lower()
+            for node in _dicts(tree) if node.get("type") == "TABLE_FUNCTION"}
+
+
+def _reads_only(function: str) -> bool:
+    return function in READING_TABLE_FUNCTIONS or function.startswith(("duckdb_", "pragma_"))
+
+
+def _check_plan(con: duckdb.DuckDBPyConnection, select: str) -> None:
+    """A second, independent gate: DuckDB's physical plan of the query (EXPLAIN plans, never runs) has no writer."""
+    try:
+        plan = json.loads(con.execute(f"EXPLAIN (FORMAT json) {select}").fetchall()[0][1])
+    except duckdb.Error as exc:
+        raise QueryRefused(_explain_error(con, exc)) from None
+    writers = sorted({name for name in _operator_names(plan) if WRITE_OPERATOR_WORDS & set(name.split("_"))})
+    if writers:
+        raise QueryRefused(f"refused: the query's plan writes ({', '.join(writers)}); "
+                           "jbag sql is read-only: SELECT and EXPLAIN only")
+
+
+def _operator_names(plan) -> list[str]:
+    names = []
+    for node in plan if isinstance(plan, list) else [plan]:
+        if isinstance(node, dict):
+            names.append(str(node.get("name", "")))
+            names.extend(_operator_names(node.get("children", [])))
+    return names
+
+
+def _query_node_types(tree) -> set[str]:
+    """The QueryNode kinds (SELECT_NODE, COPY_QUERY_NODE, ...) anywhere in a serialized query."""
+    kinds = (node.get("type") for node in _dicts(tree))
+    return {kind for kind in kinds if isinstance(kind, str) and kind.endswith("_NODE")}
+
+
+def _explained_text(explain: str) -> str:
+    """The text of the statement an EXPLAIN explains; refuses EXPLAIN ANALYZE, which executes that statement."""
+    tokens = duckdb.tokenize(explain)  # (start, kind); a token's text runs to the next token's start
+    ends = [start for start, _ in tokens[1:]] + [len(explain)]
+    words = [(explain[start:end].strip(), start) for (start, kind), end in zip(tokens, ends)
+             if kind != duckdb.token_type.comment]
+    rest = words[1:]  # words[0] is EXPLAIN itself
+    if rest and rest[0][0] == "(":  # an options list: EXPLAIN (FORMAT json) ...
+        close = next((i for i, (w, _) in enumerate(rest) if w == ")"), len(rest) - 1)
+        options, rest = rest[1:close], rest[close + 1:]
+        if any(w.upper() in ("ANALYZE", "ANALYSE") for w, _ in options):
+            raise QueryRefused("refused: EXPLAIN ANALYZE executes its statement; use EXPLAIN without ANALYZE")
+    if rest and rest[0][0].upper() in ("ANALYZE", "ANALYSE"):
+        raise QueryRefused("refused: EXPLAIN ANALYZE executes its statement; use EXPLAIN without ANALYZE")
+    if not rest:
+        raise QueryRefused("SQL error: EXPLAIN of nothing")
+    return explain[rest[0][1]:]
+
+
+# ---- execution ----
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str,
+              timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
+    """Run one or more read-only statements; returns the columns and all rows of the last one."""
+    stop = threading.Event()
+
+    def work() -> Result:
+        statements = check_query(con, query)  # in the worker too: planning a query can take time
+        for statement in statements[:-1]:
+            con.execute(statement).fetchall()
+            if stop.is_set():
+                return Result([], [])
+        cursor = con.execute(statements[-1])
+        return Result(_columns(cursor), cursor.fetchall())
+
+    result = _guarded(con, work, timeout, stop)
+    return result.columns, result.rows
+
+
+def _guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
+            stop: threading.Event | None = None):
+    """work() in a worker thread, with the connection interrupted after `timeout` seconds or on Ctrl-C.
+
+    DuckDB errors become QueryRefused (one line); Ctrl-C becomes QueryCancelled. `stop` is set on either, for
+    work that checks it between batches.
+    """
+    stop = stop or threading.Event()
+    finished = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # carried to the caller's thread
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=target, name="jbag-sql-query", daemon=True)
+    try:
+        worker.start()
+        worker.join(timeout)
+    except KeyboardInterrupt:  # may land inside worker.start(), before the worker counts as alive
+        _cancel(con, stop, finished)
+        raise QueryCancelled("query cancelled (Ctrl-C)") from None
+    if not finished.is_set():
+        _cancel(con, stop, finished)
+        raise QueryRefused(f"query cancelled: it ran longer than the {timeout:g} s timeout (--timeout)")
+    error = outcome.get("error")
+    if error is None:
+        return outcome["value"]
+    if isinstance(error, QueryRefused):
+        raise error
+    if isinstance(error, duckdb.Error):
+        raise QueryRefused(_explain_error(con, error)) from None
+    if isinstance(error, BrokenPipeError) or not isinstance(error, Exception):
+        raise error
+    # e.g. a value the Python client cannot convert: still one line, never a traceback
+    raise QueryRefused(f"SQL error: {type(error).__name__}: {_first_line(error)}") from None
+
+
+def _cancel(con: duckdb.DuckDBPyConnection, stop: threading.Event, finished: threading.Event) -> None:
+    """Stop the worker: interrupt() only reaches a statement already running, so repeat it until the worker ends."""
+    stop.set()
+    deadline = time.monotonic() + 5.0  # an interrupted query returns within milliseconds; a blocked write may not
+    while not finished.is_set() and time.monotonic() < deadline:
+        con.interrupt()
+        finished.wait(0.05)
+
+
+def _explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
+    """One line for a DuckDB error; an unknown table names the closest views."""
+    message = _first_line(exc)
+    unknown = _UNKNOWN_TABLE.search(message) if isinstance(exc, duckdb.CatalogException) else None
+    if unknown:
+        name = unknown.group(1).strip('"')
+        views = catalog_views(con)
+        if not views:
+            return f"SQL error: no view named {name}; the catalog has no views yet (run `jbag run` first)"
+        closest = [v for v, _, _ in process.extract(name, views, scorer=fuzz.ratio, limit=3)]
+        return (f"SQL error: no view named {name}; closest views: {', '.join(closest)} "
+                "(.tables or `jbag sql --list` lists all)")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        return f"SQL error: {message} (the query needs more than memory_limit {limit}; aggregate or filter first)"
+    return f"SQL error: {message}"
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _columns(cursor: duckdb.DuckDBPyConnection) -> list[str]:
+    return [d[0] for d in cursor.description] if cursor.description else []
+
+
+# ---- output ----
+
+def format_rows(columns: list[str], rows: list[tuple], fmt: str) -> str:
+    """Rows as an aligned text table, CSV or JSON (a list of objects)."""
+    out = io.StringIO()
+    writer = _writer(fmt, out, columns)
+    writer.rows(rows)
+    writer.finish(cut=False)
+    return out.getvalue()
+
+
+class _Table:
+    """An aligned text table: numbers right-aligned, floats readable (readable_float), NULL shown."""
+
+    def __init__(self, out: TextIO, columns: list[str]):
+        self.out, self.columns, self.buffered = out, columns, []
+
+    def rows(self, rows: list[tuple]) -> None:
+        self.buffered.extend(rows)  # widths need every row; the row cap bounds how many
+
+    def finish(self, cut: bool) -> None:
+        rows, columns = self.buffered, self.columns
+        cells = [[_table_cell(v) for v in r] for r in rows]
+        widths = [max([len(str(c))] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+        numeric = [bool(rows) and all(isinstance(r[i], (int, float, Decimal)) or r[i] is None for r in rows)
+                   for i in range(len(columns))]
+
+        def line(values: list[str]) -> str:
+            return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
+        lines = [line([str(c) for c in columns]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
+        n = len(rows)
+        footer = f"({n} row{'s' if n != 1 else ''})"
+        if cut:
+            footer = (f"(first {n} row{'s' if n != 1 else ''} shown; more rows were cut: raise --max-rows, "
+                      "or use --format csv or json for every row)")
+        self.out.write("\n".join(lines) + "\n" + footer + "\n")
+
+
+class _Csv:
+    def __init__(self, out: TextIO, columns: list[str]):
+        self.writer = csv.writer(out, lineterminator="\n")
+        self.writer.writerow(columns)
+
+    def rows(self, rows: list[tuple]) -> None:
+        self.writer.writerows(rows)
+
+    def finish(self, cut: bool) -> None:
+        pass
+
+
+class _Json:
+    """A JSON list of objects, written one object at a time."""
+
+    def __init__(self, out: TextIO, columns: list[str]):
+        self.out, self.columns, self.first = out, columns, True
+        out.write("[")
+
+    def rows(self, rows: list[tuple]) -> None:
+        for r in rows:
+            obj = dict(zip(self.columns, r))
+            try:
+                item = orjson.dumps(obj, default=str, option=orjson.OPT_INDENT_2).decode()
+            except TypeError:  # an integer beyond 64 bits (HUGEINT): the json module writes any integer
+                item = json.dumps(obj, default=str, indent=2, ensure_ascii=False)
+            self.out.write(("\n" if self.first else ",\n") + "\n".join("  " + s for s in item.splitlines()))
+            self.first = False
+
+    def finish(self, cut: bool) -> None:
+        self.out.write("]\n" if self.first else "\n]\n")
+
+
+def _writer(fmt: str, out: TextIO, columns: list[str]):
+    return {"table": _Table, "csv": _Csv, "json": _Json}[fmt](out, columns)
+
+
+def _table_cell(value, nested: bool = False) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return readable_float(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_table_cell(v, True) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_table_cell(v, True)}" for k, v in value.items()) + "}"
+    if nested and isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def readable_float(value: float) -> str:
+    """FLOAT_DIGITS significant digits, in plain notation unless the magnitude is below 1e-4 or from 1e15 up."""
+    magnitude = abs(value)
+    if not math.isfinite(value) or magnitude == 0 or not 1e-4 <= magnitude < 1e15:
+        return format(value, f".{FLOAT_DIGITS}g")
+    decimals = max(0, FLOAT_DIGITS - 1 - math.floor(math.log10(magnitude)))
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: TextIO,
+                 timeout: float | None = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    """Run `query` and write each statement's result to `out` in batches; table format stops after max_rows rows."""
+    stop = threading.Event()
+    cap = max_rows if fmt == "table" and max_rows > 0 else None
+
+    def work() -> None:
+        statements = check_query(con, query)  # in the worker too: planning a query can take time
+        for i, statement in enumerate(statements):
+            if stop.is_set():
+                return
+            cursor = con.execute(statement)
+            writer = _writer(fmt, out, _columns(cursor))
+            written, cut = 0, False
+            while not stop.is_set():
+                want = BATCH_ROWS if cap is None else min(BATCH_ROWS, cap + 1 - written)
+                batch = cursor.fetchmany(want)
+                if cap is not None and written + len(batch) > cap:
+                    batch, cut = batch[:cap - written], True
+                writer.rows(batch)
+                written += len(batch)
+                if cut or len(batch) < want:
+                    break
+            if stop.is_set():
+                return
+            writer.finish(cut)
+            if i < len(statements) - 1 and fmt == "table":
+                out.write("\n")
+            out.flush()
+
+    _guarded(con, work, timeout, stop)
+
+
+# ---- the command ----
+
+def list_views(con: duckdb.DuckDBPyConnection, timeout: float | None = DEFAULT_TIMEOUT) -> Result:
+    """Every view with its row count."""
+    views = catalog_views(con)
+
+    def work() -> Result:
+        counts = [con.execute(f"SELECT count(*) FROM {_sql_identifier(v)}").fetchone()[0] for v in views]
+        return Result(["view", "rows"], list(zip(views, counts)))
+
+    return _guarded(con, work, timeout)
+
+
+def view_schema(con: duckdb.DuckDBPyConnection, view: str) -> Result:
+    """Columns and types of one view."""
+    if view not in catalog_views(con):
+        raise QueryRefused(_explain_error(con, duckdb.CatalogException(f"Table with name {view} does not exist!")))
+    rows = con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
+                       [view]).fetchall()
+    return Result(["column", "type"], rows)
+
+
+PROMPT_HELP = """.tables          the views, one a line
+.schema VIEW     columns and types of a view
+.help            this text
+.quit            leave (or Ctrl-D); Ctrl-C cancels a running query"""
+
+
+def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None = DEFAULT_TIMEOUT,
+                  max_rows: int = DEFAULT_MAX_ROWS, list_only: bool = False) -> int:
+    """One query (exit 0; 1 with a one-line error on stderr; 130 on Ctrl-C), `--list`, or the interactive prompt."""
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"--timeout must be a positive, finite number of seconds, got {timeout:g}")
+    if max_rows < 0:
+        raise ValueError(f"--max-rows must be 0 (no cap) or more, got {max_rows}")
+    con = open_catalog(root)
+    try:
+        if list_only:
+            return _one(lambda: _print(list_views(con, timeout), fmt))
+        if query is not None:
+            return _one(lambda: stream_query(con, query, fmt, sys.stdout, timeout, max_rows))
+        return _prompt(con, fmt, timeout, max_rows)
+    finally:
+        try:
+            con.close()
+        except duckdb.Error:  # a cancelled worker still holds it (blocked writing output); the process ends anyway
+            pass
+
+
+def _print(result: Result, fmt: str) -> None:
+    sys.stdout.write(format_rows(result.columns, result.rows, fmt))
+
+
+def _one(action: Callable[[], object]) -> int:
+    try:
+        action()
+        return 0
+    except QueryRefused as exc:
+        print(f"jbag sql: {exc}", file=sys.stderr)
+        return 1
+    except QueryCancelled as exc:
+        print(f"jbag sql: {exc}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # Ctrl-C outside a running query (while writing its output)
+        print("jbag sql: cancelled (Ctrl-C)", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other Unix tools do
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):  # stdout without a file descriptor (tests)
+        pass
+
+
+def _prompt(con: duckdb.DuckDBPyConnection, fmt: str, timeout: float | None, max_rows: int) -> int:
+    """The interactive prompt; exits 1 when any query of the session failed, else 0."""
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="surrogateescape")  # a non-UTF-8 byte reaches check_query, which names it
+    print("jbag sql: read-only SQL over the catalog views; end a query with ';', .help for commands, "
+          "quit with .quit or Ctrl-D")
+    buffer: list[str] = []
+    failed = False
+    while True:
+        try:
+            line = input("jbag> " if not buffer else "  ... ")
+        except EOFError:
+            print()
+            return 1 if failed else 0
+        except KeyboardInterrupt:  # Ctrl-C while typing drops the unfinished query
+            print()
+            buffer = []
+            continue
+        command = line.strip()
+        if not buffer and command.startswith("."):
+            if command in (".quit", ".exit"):
+                return 1 if failed else 0
+            failed |= _dot_command(con, command, fmt) == 1
+            continue
+        if not buffer and command in ("quit", "exit"):
+            return 1 if failed else 0
+        buffer.append(line)
+        if line.rstrip().endswith(";"):
+            failed |= _one(lambda: stream_query(con, "\n".join(buffer), fmt, sys.stdout, timeout, max_rows)) == 1
+            buffer = []
+
+
+def _dot_command(con: duckdb.DuckDBPyConnection, command: str, fmt: str) -> int:
+    name, _, arg = command.partition(" ")
+    if name == ".tables":
+        print("\n".join(catalog_views(con)) or "(no views yet: run `jbag run` first)")
+        return 0
+    if name == ".schema" and arg.strip():
+        return _one(lambda: _print(view_schema(con, arg.strip().rstrip(";")), fmt))
+    if name == ".help":
+        print(PROMPT_HELP)
+        return 0
+    print(f"jbag sql: unknown command {command!r}; {'.schema needs a view name; ' if name == '.schema' else ''}"
+          ".help lists the commands", file=sys.stderr)
+    return 1
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _sql_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,41 @@
+"""Segmented datasets: D_i holds every trajectory truncated after the i-th of N_S equal segments.
+
+Segments split a trajectory by recorded-state index: state j of n lies in segment floor(j * N_S / n) + 1
+(1-based), so segment sizes differ by at most one and D_(N_S) is the whole trajectory.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from jbag_pipeline.storage.bags_table import filter_tokens
+from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.model.tables import require_columns
+
+SEGMENTED_SCHEMA = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
+                    "token": pl.String, "p": pl.Float64}
+
+
+def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_segments: int = 4,
+                   blacklist: tuple[str, ...] = (), memory_limit: str = "4GB") -> pl.DataFrame:
+    """(game, frequency, segment, game_id, token, p): the bag of each sampled trajectory truncated after each segment.
+
+    Trajectory lengths come from the unfiltered `state_tokens` (max state_idx + 1), so filtering tokens never
+    moves a segment boundary.
+    """
+    if n_segments < 1:
+        raise ValueError(f"n_segments must be >= 1, got {n_segments}")
+    for name, frame, columns in (("state_tokens", state_tokens, ("game", "game_id", "state_idx", "token", "count")),
+                                 ("sampled_states", sampled_states, ("game", "frequency", "game_id", "state_idx"))):
+        require_columns(frame, name, columns)
+    lengths = state_tokens.group_by("game", "game_id").agg((pl.col("state_idx").max() + 1).alias("n_states"))
+    orphans = sampled_states.join(lengths, on=["game", "game_id"], how="anti")
+    if not orphans.is_empty():
+        row = orphans.row(0, named=True)
+        raise ValueError(f"sampled_states has {len(orphans)} rows of trajectories without state_tokens, "
+                         f"e.g. game {row['game']!r} game_id {row['game_id']}")
+    kept, _ = filter_tokens(state_tokens, tuple(blacklist))
+    bags = run_sql("segmented_bags", {"state_tokens": kept, "sampled_states": sampled_states,
+                                      "trajectory_lengths": lengths},
+                   {"n_segments": int(n_segments)}, memory_limit=memory_limit)
+    return bags.cast(SEGMENTED_SCHEMA)

@@ -1,0 +1,1 @@
+"""Value functions carried between game variants: the experiment and the token mapping."""

@@ -1,0 +1,44 @@
+"""The Parquet lake: atomic partition writes, replacement without duplication, clear errors."""
+
+import os
+
+import polars as pl
+import pytest
+
+import jbag_pipeline.storage.lake as lake
+
+
+def test_write_replaces_partition_without_duplicates(tmp_path):
+    df = pl.DataFrame({"game": ["a", "a"], "x": [1, 2]})
+    lake.write_table(df, tmp_path, "t", {"game": "a"})
+    lake.write_table(df, tmp_path, "t", {"game": "a"})
+    lake.write_table(df.with_columns(pl.lit("b").alias("game")), tmp_path, "t", {"game": "b"})
+    assert len(lake.read_table(tmp_path, "t")) == 4
+    assert lake.read_table(tmp_path, "t", {"game": "a"}).equals(df)
+
+
+def test_failed_write_leaves_previous_partition_and_no_temp_files(tmp_path, monkeypatch):
+    good = pl.DataFrame({"x": [1, 2, 3]})
+    path = lake.write_table(good, tmp_path, "t", {"game": "a"})
+
+    def boom(self, file, **kwargs):
+        with open(file, "wb") as fh:
+            fh.write(b"PAR1 half written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", boom)
+    with pytest.raises(OSError, match="disk full"):
+        lake.write_table(pl.DataFrame({"x": [9]}), tmp_path, "t", {"game": "a"})
+    monkeypatch.undo()
+    assert lake.read_table(tmp_path, "t", {"game": "a"}).equals(good)
+    assert sorted(os.listdir(path.parent)) == ["part.parquet"]
+
+
+def test_partition_values_are_validated(tmp_path):
+    with pytest.raises(ValueError, match="partition value"):
+        lake.partition_path(tmp_path, "t", {"game": "../etc"})
+
+
+def test_missing_table_error_names_the_table(tmp_path):
+    with pytest.raises(FileNotFoundError, match="'nope'"):
+        lake.read_table(tmp_path, "nope")
