@@ -1,0 +1,33 @@
+"""Materialise assets on the smoke preset into a temporary lake, and read their asset-check results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from jbag_pipeline.resources import JbagSettings
+
+GAME = "tictactoe"  # the cheapest game: every upstream table for it builds in about a second
+
+
+def smoke_resources(root: Path) -> dict:
+    return {"settings": JbagSettings(preset="smoke", data_dir=str(root))}
+
+
+def materialize(assets: list, root: Path, partition_key: str | None = None, **kwargs) -> dg.ExecuteInProcessResult:
+    """Run `assets` on the smoke preset with data under `root`; fails the test unless the run succeeded."""
+    result = dg.materialize(assets, resources=smoke_resources(root), partition_key=partition_key,
+                            instance=dg.DagsterInstance.ephemeral(), **kwargs)
+    assert result.success
+    return result
+
+
+def check_results(result: dg.ExecuteInProcessResult) -> dict[tuple[str, str], bool]:
+    """(asset, check name) -> passed, for every asset check the run evaluated."""
+    return {(e.asset_key.to_user_string(), e.check_name): e.passed for e in result.get_asset_check_evaluations()}
+
+
+def declared_checks(assets: list) -> set[tuple[str, str]]:
+    """(asset, check name) of every asset check the asset definitions declare."""
+    return {(key.asset_key.to_user_string(), key.name) for a in assets for key in a.check_keys}
