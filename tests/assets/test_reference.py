@@ -1,7 +1,6 @@
 """reference_reproduction materialises the paper's agent-classification table from a subset of the shared
 jsonbag_reference data (written to a tmp folder); its check reports the largest gap to the published numbers."""
 
-import os
 from pathlib import Path
 
 import dagster as dg
