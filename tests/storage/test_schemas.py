@@ -24,11 +24,13 @@ def _is_dtype(node: ast.expr) -> bool:
 
 
 def schema_dicts(path: Path) -> list[str]:
-    """Names of the module-level dict literals of `path` whose values are all Polars dtypes."""
+    """Names of the module-level dict literals of `path` whose values (** splats aside) are all Polars dtypes."""
     names = []
     for node in ast.parse(path.read_text(), filename=str(path)).body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict) and node.value.values \
-                and all(_is_dtype(v) for v in node.value.values):
+        if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)):
+            continue
+        values = [v for k, v in zip(node.value.keys, node.value.values) if k is not None]  # k None: a ** splat
+        if values and all(_is_dtype(v) for v in values):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names += [t.id for t in targets if isinstance(t, ast.Name)]
     return names
@@ -50,7 +52,7 @@ def test_no_other_module_defines_a_table_schema():
 def test_schema_dicts_recognises_a_schema_and_ignores_other_dicts(tmp_path):
     module = tmp_path / "m.py"
     module.write_text('import polars as pl\nA = {"x": pl.List(pl.Int8), "t": pl.Datetime("us", "UTC")}\n'
-                      'B = {"x": 1}\nC: dict = {"y": pl.String}\n')
+                      'B = {"x": 1}\nC: dict = {"y": pl.String, **A}\nD = {**A}\n')
     assert schema_dicts(module) == ["A", "C"]
 
 
