@@ -19,12 +19,8 @@ from engines import load_game
 from engines.agents import baseline_agent
 from engines.match import MatchRecord, play_match
 from jbag_pipeline.agents.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
+from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
 
-EVALUATION_GAMES_SCHEMA = {
-    "game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String, "seat": pl.Int8,
-    "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String, "score": pl.Int8, "jsonbag_score": pl.Float64,
-    "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "seconds": pl.Float64,
-}
 SENSITIVITY_VARIANT = "full_counters_kept"  # the full variant selected with the turn-order counters kept
 CONTROL_GAMES_SCHEMA = {
     "game": pl.String, "seat": pl.Int8, "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String,

@@ -9,16 +9,7 @@ from engines import load_game
 from engines.agents import MCTSAgent
 from engines.match import play_match
 from jbag_pipeline.presets import GameRun
-
-GAMES_SCHEMA = {
-    "game": pl.String, "game_id": pl.Int64, "seed": pl.Int64, "n_players": pl.Int8, "params": pl.String,
-    "agents": pl.List(pl.String), "winner": pl.Int8, "returns": pl.List(pl.Int8), "scores": pl.List(pl.Float64),
-    "actions": pl.String, "n_actions": pl.Int32, "n_states": pl.Int32,
-}
-STATES_SCHEMA = {
-    "game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "turn": pl.Int32, "player": pl.Int8,
-    "is_terminal": pl.Boolean, "doc": pl.String,
-}
+from jbag_pipeline.storage.schemas import SELFPLAY_GAMES as GAMES_SCHEMA, SELFPLAY_STATES as STATES_SCHEMA
 
 
 def selfplay_seeds(run_seed: int, block: int, n_games: int) -> list[int]:

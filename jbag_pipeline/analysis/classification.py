@@ -25,14 +25,9 @@ from jbag_pipeline.storage.sampling import FREQUENCIES
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.storage.schemas import CLASSIFICATION
 
 PREFIXES = (0.25, 0.5, 0.75, 1.0)
-CLASSIFICATION_SCHEMA = {
-    "game": pl.String, "frequency": pl.String, "feature_variant": pl.String, "prefix": pl.Float64,
-    "n_tokens": pl.Int32, "n_train": pl.Int32, "n_test": pl.Int32, "correct": pl.Int32, "accuracy": pl.Float64,
-    "accuracy_low": pl.Float64, "accuracy_high": pl.Float64, "majority_accuracy": pl.Float64,
-    "above_majority": pl.Boolean,
-}
 
 
 def split_games(games: pl.DataFrame, test_share: float) -> tuple[list[int], list[int]]:
@@ -104,7 +99,7 @@ def _empty_rows(game: str, combos: Sequence[tuple[str, str, Sequence[str] | None
                           "n_tokens": _n_tokens(features), "n_train": n_train,
                           "n_test": n_test, **blank}
                          for frequency, variant, features in combos for share in PREFIXES],
-                        schema=CLASSIFICATION_SCHEMA)
+                        schema=CLASSIFICATION)
 
 
 def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games: pl.DataFrame,
@@ -160,7 +155,7 @@ def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games:
                              **accuracy_row(int(np.sum(predicted == truth)), len(test_ids), majority_accuracy)})
     order = {(frequency, variant): i for i, (frequency, variant, _) in enumerate(combos)}
     rows.sort(key=lambda row: (order[row["frequency"], row["feature_variant"]], row["prefix"]))
-    return pl.DataFrame(rows, schema=CLASSIFICATION_SCHEMA)
+    return pl.DataFrame(rows, schema=CLASSIFICATION)
 
 
 def winner_classification_table(state_tokens: pl.DataFrame, states: pl.DataFrame, games: pl.DataFrame,

@@ -32,6 +32,7 @@ import polars as pl
 from jbag_pipeline.analysis.classification import split_games
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, TokenFilter
+from jbag_pipeline.storage.schemas import LEAKY_TOKENS as LEAKY_TOKENS_SCHEMA
 
 COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json
 COMMON_TURN_ORDER_FIELDS = ("turnCounter", "turnOwner")  # engines.base.common_json, in every engine's state
@@ -66,10 +67,6 @@ LEAK_ALPHA = 0.05  # family-wise error over the (token, question) pairs tested
 MIN_TEST_GAMES = 10
 MIN_GAME_SHARE = 0.05  # a token is tested when it occurs in at least this share of the train games (and 2)
 _CHUNK = 512  # tokens per vectorised stump batch: bounds the (games x tokens x seats) cumulative counts
-
-LEAKY_TOKENS_SCHEMA = {"game": pl.String, "token": pl.String, "seat": pl.Int8, "accuracy": pl.Float64,
-                       "accuracy_low": pl.Float64,
-                       "majority_accuracy": pl.Float64, "n_test": pl.Int32, "blacklisted": pl.Boolean}
 
 
 def trajectory_shares(state_tokens: pl.DataFrame) -> pl.DataFrame:

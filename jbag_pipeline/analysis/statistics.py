@@ -19,6 +19,7 @@ from scipy import optimize, special, stats
 
 from jbag_pipeline.agents.jsonbag_agent import NO_SELECTION
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.storage.schemas import EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS
 
 PAIR = ("game", "prototype_frequency", "feature_variant")
 EFFECT_FACTORS = ("prototype_frequency", "feature_variant")
@@ -26,23 +27,9 @@ OVERALL = "overall"
 BETTER, WORSE, NO_CLEAR_DIFFERENCE = "better", "worse", "no clear difference"
 BOOTSTRAP_RESAMPLES = 2000
 RELATIVE_TOLERANCE = 1e-7  # as scipy's fisher_exact: probabilities this close to the observed one count as equal
-STATISTICS_SCHEMA = {
-    "scope": pl.String, "seat": pl.Int8, "n": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64,
-    "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "win_rate": pl.Float64,
-    "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64, "verdict": pl.String,
-    "min_detectable_difference": pl.Float64, "best_worst_diff": pl.Float64,
-}
-SUMMARY_SCHEMA = {"game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String,
-                  **STATISTICS_SCHEMA}
 TABLE_COLUMNS = ["game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", "win_rate",
                  "win_rate_low", "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
                  "best_worst_diff"]
-CONTROL_SCHEMA = {"game": pl.String, "seat": pl.Int8, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
-                  "losses": pl.Int64, "win_rate": pl.Float64, "mean_score": pl.Float64}
-EFFECT_SIZES_SCHEMA = {"game": pl.String, "factor": pl.String, "levels": pl.Int32, "n": pl.Int64,
-                       "eta_squared": pl.Float64, "null_eta_squared": pl.Float64, "partial_eta_squared": pl.Float64,
-                       "omega_squared": pl.Float64, "p_value": pl.Float64}
 
 
 def _check_games(games: pl.DataFrame, needed: tuple[str, ...]) -> None:
@@ -218,7 +205,7 @@ def control_table(control_games: pl.DataFrame) -> pl.DataFrame:
     counts = _outcome_counts(control_games, ["game", "seat"]).rename({"n": "games"})
     return counts.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"),
                                ((pl.col("wins") - pl.col("losses")) / pl.col("games")).alias("mean_score")
-                               ).select(list(CONTROL_SCHEMA)).cast(CONTROL_SCHEMA)
+                               ).select(list(EVALUATION_CONTROL)).cast(EVALUATION_CONTROL)
 
 
 def _control_by_seat(control: pl.DataFrame) -> dict[tuple[str, int], tuple[int, int]]:
@@ -300,13 +287,13 @@ def summarise(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame, 
                      **_comparison(*totals, control_wins, control_games, p_value),
                      "best_worst_diff": max(means) - min(means)})
     _with_holm_and_verdicts(rows, alpha)
-    schema = {**{k: evaluation_games.schema[k] for k in keys}, **STATISTICS_SCHEMA}
+    schema = {**{k: evaluation_games.schema[k] for k in keys}, **OUTCOME_STATISTICS}
     summary = pl.DataFrame(rows, schema=schema)
     return summary.sort(*keys, pl.col("seat").is_null(), "seat")
 
 
 def _overall(summary: pl.DataFrame) -> pl.DataFrame:
-    require_columns(summary, "evaluation_summary", SUMMARY_SCHEMA)
+    require_columns(summary, "evaluation_summary", EVALUATION_SUMMARY)
     return summary.filter(pl.col("scope") == OVERALL)
 
 
@@ -422,4 +409,4 @@ def effect_sizes(evaluation_games: pl.DataFrame) -> pl.DataFrame:
                            omega_squared=_ratio(sum_sq - df * mean_square_error, total + mean_square_error),
                            p_value=anova[term]["p_value"])
             rows.append(row)
-    return pl.DataFrame(rows, schema=EFFECT_SIZES_SCHEMA)
+    return pl.DataFrame(rows, schema=EFFECT_SIZES)

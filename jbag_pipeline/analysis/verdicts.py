@@ -10,6 +10,7 @@ from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT
 from jbag_pipeline.analysis.stability import HALVES
 from jbag_pipeline.analysis.statistics import OVERALL
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.storage.schemas import STABILITY_SUMMARY, VERDICTS
 
 HEADLINE = "full-full"  # the pair the stability halves and the counters-kept sensitivity row rebuild
 SMALL_EFFECT = 0.10  # a study that cannot detect a 10-point win-rate difference gets a caveat
@@ -21,18 +22,7 @@ PAPER_CLAIMS = {  # the seed paper's qualitative results (JSON-Bag OSLA vs basel
     "dots_and_boxes": "loses to baseline",
     "sea_salt_paper": "loses to baseline",
 }
-VERDICTS_SCHEMA = {
-    "game": pl.String, "paper_claim": pl.String, "best_pair": pl.String, "pairs_compared": pl.Int32, "n": pl.Int64,
-    "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_holm": pl.Float64, "verdict": pl.String, "counters_kept_win_rate": pl.Float64, "stable": pl.Boolean,
-    "caveat": pl.String,
-}
-STABILITY_SCHEMA = {
-    "game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String, "half": pl.String, "n": pl.Int64,
-    "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_vs_control": pl.Float64, "verdict": pl.String,
-}
-STABILITY_COLUMNS = list(STABILITY_SCHEMA)
+STABILITY_COLUMNS = [c for c in STABILITY_SUMMARY if c != "stable"]  # what a half summary must provide
 
 
 def _pair(row: dict) -> str:
@@ -43,7 +33,7 @@ def stability_table(half_summary: pl.DataFrame | None) -> pl.DataFrame:
     """Overall rows of a summary keyed by half; `stable` is true when both halves reach the same verdict, false when
     they differ and null when only one half could be evaluated (no rows when there are no stability games)."""
     if half_summary is None:
-        return pl.DataFrame(schema={**STABILITY_SCHEMA, "stable": pl.Boolean})
+        return pl.DataFrame(schema=STABILITY_SUMMARY)
     require_columns(half_summary, "stability summary", STABILITY_COLUMNS)
     overall = half_summary.filter(pl.col("scope") == OVERALL).select(STABILITY_COLUMNS)
     pair = ("game", "prototype_frequency", "feature_variant")
@@ -89,4 +79,4 @@ def verdict_table(summary: pl.DataFrame, stability: pl.DataFrame) -> pl.DataFram
                      "control_win_rate": best["control_win_rate"], "p_value_holm": best["p_value_holm"],
                      "verdict": best["verdict"], "counters_kept_win_rate": counters_kept, "stable": stable,
                      "caveat": _caveats(best, stable, counters_kept)})
-    return pl.DataFrame(rows, schema=VERDICTS_SCHEMA)
+    return pl.DataFrame(rows, schema=VERDICTS)

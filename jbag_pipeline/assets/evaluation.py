@@ -10,12 +10,12 @@ import polars as pl
 from engines import GAMES
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
-from jbag_pipeline.agents.evaluation import (EVALUATION_GAMES_SCHEMA, SENSITIVITY_VARIANT, play_control,
-                                             play_evaluation, split_pair)
+from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
 from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.storage.schemas import STABILITY_GAMES
 from jbag_pipeline.analysis.stability import HALVES, half_tables, split_halves
 from jbag_pipeline.analysis.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes,
                                                summarise, top_pairs)
@@ -122,9 +122,7 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
         games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
     seconds = time.perf_counter() - started
-    schema = {**EVALUATION_GAMES_SCHEMA, "half": pl.String}
-    schema.pop("seconds")
-    games = pl.concat(played) if played else pl.DataFrame(schema=schema)
+    games = pl.concat(played) if played else pl.DataFrame(schema=STABILITY_GAMES)
     path = lake.write_table(games, settings.root(), "stability_games", {"game": game})
     note = (f"half {', '.join(skipped)} skipped: its games were won by fewer than two seats, so no feature selection"
             if skipped else "both halves evaluated")

@@ -12,12 +12,11 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
-from jbag_pipeline.ingest.trajectories import (QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, problem_lines,
-                                               read_trajectories)
+from jbag_pipeline.ingest.trajectories import IngestBatch, problem_lines, read_trajectories
 from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
                                         write_batch)
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.agents.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
 
 INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
 
@@ -31,8 +30,8 @@ class IngestConfig(dg.Config):
 
 
 def empty_batch() -> IngestBatch:
-    return IngestBatch(pl.DataFrame(schema=GAMES_SCHEMA), pl.DataFrame(schema=STATES_SCHEMA),
-                       pl.DataFrame(schema=SOURCES_SCHEMA), pl.DataFrame(schema=QUARANTINE_SCHEMA), [])
+    return IngestBatch(pl.DataFrame(schema=SELFPLAY_GAMES), pl.DataFrame(schema=SELFPLAY_STATES),
+                       pl.DataFrame(schema=INGESTED_SOURCES), pl.DataFrame(schema=INGEST_QUARANTINE), [])
 
 
 @dg.multi_asset(

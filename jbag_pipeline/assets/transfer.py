@@ -6,8 +6,9 @@ import polars as pl
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import preview, table_metadata
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, TRANSFER_RESULTS_SCHEMA, prepare_transfer,
-                                               selfplay_tables, transfer_experiment)
+from jbag_pipeline.storage.schemas import TRANSFER_RESULTS
+from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, prepare_transfer, selfplay_tables,
+                                               transfer_experiment)
 
 SHOWN_COLUMNS = ["method", "n_target_games", "games", "win_rate", "win_rate_low", "win_rate_high", "control_win_rate",
                  "p_value_holm", "verdict", "mean_score", "ci_low", "ci_high"]
@@ -63,4 +64,4 @@ def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
     methods = set(results["method"])
     yield dg.AssetCheckResult(asset_key="transfer_results", check_name="every_method_played",
                               passed={"transferred", "random_mapping", "target_trained", CONTROL_METHOD} <= methods
-                              and set(TRANSFER_RESULTS_SCHEMA) <= set(results.columns))
+                              and set(TRANSFER_RESULTS) <= set(results.columns))

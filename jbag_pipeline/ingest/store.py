@@ -20,10 +20,10 @@ from pathlib import Path
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.ingest.trajectories import QUARANTINE_SCHEMA, SOURCES_SCHEMA, IngestBatch, file_mtime
+from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
 from jbag_pipeline.ingest.tokens import tokenize_batch, tokenize_games
-from jbag_pipeline.agents.selfplay import GAMES_SCHEMA, STATES_SCHEMA
-from jbag_pipeline.model.state_tokens import TOKENS_SCHEMA
+from jbag_pipeline.storage.schemas import (INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES,
+                                           STATE_TOKENS)
 
 GAMES_TABLE = "ingested_games"
 STATES_TABLE = "ingested_states"
@@ -85,7 +85,7 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
     if batch.tokens is None:
         batch = tokenize_batch(batch)
     with ingest_lock(root):
-        old_sources = read_or_empty(root, SOURCES_TABLE, SOURCES_SCHEMA, None)
+        old_sources = read_or_empty(root, SOURCES_TABLE, INGESTED_SOURCES, None)
         files = batch.files
         replaced = old_sources.filter(pl.col("file").is_in(files))
         kept_sources = old_sources.filter(~pl.col("file").is_in(files))
@@ -103,9 +103,9 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
             drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"],
                               new_keys.filter(pl.col("game") == game)["game_id"]])
             merged = {}
-            for table, schema, new_rows in ((TOKENS_TABLE, TOKENS_SCHEMA, batch.tokens),
-                                            (STATES_TABLE, STATES_SCHEMA, batch.states),
-                                            (GAMES_TABLE, GAMES_SCHEMA, batch.games)):
+            for table, schema, new_rows in ((TOKENS_TABLE, STATE_TOKENS, batch.tokens),
+                                            (STATES_TABLE, SELFPLAY_STATES, batch.states),
+                                            (GAMES_TABLE, SELFPLAY_GAMES, batch.games)):
                 old = read_or_empty(root, table, schema, game).filter(~pl.col("game_id").is_in(drop.implode()))
                 merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys))
             merged[TOKENS_TABLE], problems = _with_missing_tokens(merged, modes.get(game, "both"))
@@ -124,7 +124,7 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
             quarantine = pl.concat([quarantine, _unfit_rows(sources.join(unfit_keys, on=["game", "game_id"]), unfit)])
             sources = sources.join(unfit_keys, on=["game", "game_id"], how="anti", maintain_order="left")
         lake.write_table(sources, root, SOURCES_TABLE)
-        old_quarantine = read_or_empty(root, QUARANTINE_TABLE, QUARANTINE_SCHEMA, None)
+        old_quarantine = read_or_empty(root, QUARANTINE_TABLE, INGEST_QUARANTINE, None)
         all_quarantine = pl.concat([old_quarantine.filter(~pl.col("file").is_in(files)), quarantine])
         lake.write_table(all_quarantine.sort("file", "line_or_index", nulls_last=False), root, QUARANTINE_TABLE)
     gone = len(replaced.join(new_keys, on=["game", "game_id"], how="anti"))
@@ -168,7 +168,7 @@ def _unfit_rows(sources: pl.DataFrame, problems: list[tuple]) -> pl.DataFrame:
              "file_mtime": file_mtime(file) if Path(file).exists() else None,
              "reason": f"stored before values were checked and removed: {reasons[game, game_id]}"}
             for game, game_id, file, first_line in sources.select("game", "game_id", "file", "first_line").iter_rows()]
-    return pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)
+    return pl.DataFrame(rows, schema=INGEST_QUARANTINE)
 
 
 def _check_modes(kept: pl.DataFrame, new: pl.DataFrame) -> None:
@@ -187,4 +187,4 @@ def _duplicate_rows(clashes: pl.DataFrame) -> pl.DataFrame:
              "reason": f"duplicate game_id {game_id} of game {game!r}: already ingested from {owner}"}
             for game, game_id, file, first_line, owner
             in clashes.select("game", "game_id", "file", "first_line", "owner").iter_rows()]
-    return pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)
+    return pl.DataFrame(rows, schema=INGEST_QUARANTINE)

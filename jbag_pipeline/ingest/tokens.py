@@ -11,8 +11,9 @@ from dataclasses import replace
 
 import polars as pl
 
-from jbag_pipeline.ingest.trajectories import QUARANTINE_SCHEMA, IngestBatch, file_mtime
-from jbag_pipeline.model.state_tokens import MAX_COUNT, TOKENS_SCHEMA, tokenize_states
+from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
+from jbag_pipeline.model.state_tokens import MAX_COUNT, tokenize_states
+from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, STATE_TOKENS
 
 
 def tokenize_batch(batch: IngestBatch) -> IngestBatch:
@@ -24,7 +25,7 @@ def tokenize_batch(batch: IngestBatch) -> IngestBatch:
         game_tokens, game_problems = tokenize_games(states, modes[game], batch.positions)
         tokens.append(game_tokens)
         problems += game_problems
-    table = pl.concat(tokens) if tokens else pl.DataFrame(schema=TOKENS_SCHEMA)
+    table = pl.concat(tokens) if tokens else pl.DataFrame(schema=STATE_TOKENS)
     if not problems:
         return replace(batch, tokens=table)
     bad = pl.DataFrame([(game, game_id) for game, game_id, _, _ in problems], schema={"game": pl.String,
@@ -32,7 +33,7 @@ def tokenize_batch(batch: IngestBatch) -> IngestBatch:
     files = dict(((g, i), f) for g, i, f in batch.sources.select("game", "game_id", "file").iter_rows())
     rows = [{"game": game, "file": files[game, game_id], "line_or_index": position, "reason": reason,
              "file_mtime": file_mtime(files[game, game_id])} for game, game_id, position, reason in problems]
-    quarantine = pl.concat([batch.quarantine, pl.DataFrame(rows, schema=QUARANTINE_SCHEMA)])
+    quarantine = pl.concat([batch.quarantine, pl.DataFrame(rows, schema=INGEST_QUARANTINE)])
 
     def keep(frame: pl.DataFrame) -> pl.DataFrame:
         return frame.join(bad, on=["game", "game_id"], how="anti", maintain_order="left")
@@ -80,7 +81,7 @@ def _tokenize_each(states: pl.DataFrame, mode: str, positions: pl.DataFrame) -> 
                 problems.append((game, game_id, _position(positions, game, game_id, state_idx),
                                  f"{exc} (game_id {game_id} is not ingested)"))
                 break
-    return (pl.concat(tokens) if tokens else pl.DataFrame(schema=TOKENS_SCHEMA)), problems
+    return (pl.concat(tokens) if tokens else pl.DataFrame(schema=STATE_TOKENS)), problems
 
 
 def _position(positions: pl.DataFrame | None, game: str, game_id: int, state_idx: int) -> int | None:

@@ -29,17 +29,13 @@ import polars as pl
 
 from jbag_pipeline.ingest.read import (INT64_RANGE, ArrayReader, BadRecord, HashingReader, check_shape, clip_digits,
                                        dump_state, file_digest, iter_lines, kind_of, parse_state)
-from jbag_pipeline.agents.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
 from jbag_pipeline.model.tokenize import MODES
 
 ARRAY_SUFFIXES = (".json",)
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 GAME_ID_FIELDS = ("game_id", "gameId", "gameID")
-SOURCES_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "file": pl.String, "first_line": pl.Int64,
-                  "format": pl.String, "mode": pl.String, "n_states": pl.Int32}
 POSITIONS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "position": pl.Int64}
-QUARANTINE_SCHEMA = {"game": pl.String, "file": pl.String, "line_or_index": pl.Int64, "reason": pl.String,
-                     "file_mtime": pl.Datetime("us", "UTC")}
 OUTCOME_FIELDS = ("playerResults", "nPlayers")
 RESULT_RETURNS = {"WIN_GAME": 1, "DRAW_GAME": 0, "LOSE_GAME": -1, "DISQUALIFY": -1, "TIMEOUT": -1}
 GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
@@ -335,7 +331,7 @@ class _BatchBuilder:
             **key_columns, "turn": pl.Series([None] * n, dtype=pl.Int32),
             "player": pl.Series([None] * n, dtype=pl.Int8), "is_terminal": pl.Series([i == n - 1 for i in range(n)]),
             "doc": trajectory.docs(),
-        }, schema=STATES_SCHEMA)))
+        }, schema=SELFPLAY_STATES)))
         self.positions.append(pl.DataFrame({**key_columns, "position": pl.Series(trajectory.positions,
                                                                                 dtype=pl.Int64)}))
         self.sources.append({"game": game, "game_id": trajectory.game_id, "file": str(self.path),
@@ -344,14 +340,14 @@ class _BatchBuilder:
     def build(self, files: list[str]) -> IngestBatch:
         ordered = [frame for _, _, frame in sorted(self.states, key=lambda entry: entry[:2])]
         # each frame is one game in state order: concatenating them sorted needs no copy of the documents
-        states = pl.concat(ordered, rechunk=False) if ordered else pl.DataFrame(schema=STATES_SCHEMA)
+        states = pl.concat(ordered, rechunk=False) if ordered else pl.DataFrame(schema=SELFPLAY_STATES)
         positions = pl.concat(self.positions).sort("game", "game_id", "state_idx") if self.positions \
             else pl.DataFrame(schema=POSITIONS_SCHEMA)
         return IngestBatch(
-            games=pl.DataFrame(self.games, schema=GAMES_SCHEMA).sort("game", "game_id"),
+            games=pl.DataFrame(self.games, schema=SELFPLAY_GAMES).sort("game", "game_id"),
             states=states,
-            sources=pl.DataFrame(self.sources, schema=SOURCES_SCHEMA).sort("game", "game_id"),
-            quarantine=pl.DataFrame(self.quarantine, schema=QUARANTINE_SCHEMA).sort("file", "line_or_index",
+            sources=pl.DataFrame(self.sources, schema=INGESTED_SOURCES).sort("game", "game_id"),
+            quarantine=pl.DataFrame(self.quarantine, schema=INGEST_QUARANTINE).sort("file", "line_or_index",
                                                                                     nulls_last=False),
             files=files,
             positions=positions.cast(POSITIONS_SCHEMA),

@@ -16,6 +16,7 @@ from scipy import sparse
 from sklearn.ensemble import RandomForestClassifier
 
 from jbag_pipeline.model.bags import jsd_matrix
+from jbag_pipeline.storage.schemas import REFERENCE_REPRODUCTION
 
 GAMES = ("Wonders7", "Dominion", "SeaSaltPaper", "CantStop", "Connect4", "DotsAndBoxes")
 METHODS = ("pnns_jsd", "random_forest")
@@ -25,8 +26,6 @@ PUBLISHED = {  # README "Published agent-classification results": Table III row 
     "random_forest": {"Wonders7": 0.7847, "Dominion": 0.9888, "SeaSaltPaper": 0.7259, "CantStop": 0.5477,
                       "Connect4": 0.8680, "DotsAndBoxes": 0.7164},
 }
-RESULT_SCHEMA = {"game": pl.String, "method": pl.String, "ours": pl.Float64, "ours_sd": pl.Float64,
-                 "published": pl.Float64}
 BAGS_FILE, GAMES_FILE = "agents_bags.parquet", "agents_games.parquet"
 
 
@@ -129,4 +128,4 @@ def reference_reproduction(data_dir: str | Path, *, games: tuple[str, ...] | lis
             rows.append({"game": game, "method": method, "ours": float(values.mean()),
                          "ours_sd": float(values.std(ddof=1)) if len(values) > 1 else None,
                          "published": PUBLISHED[method][game]})
-    return pl.DataFrame(rows, schema=RESULT_SCHEMA)
+    return pl.DataFrame(rows, schema=REFERENCE_REPRODUCTION)

@@ -18,11 +18,8 @@ from scipy import sparse
 from sklearn.ensemble import RandomForestClassifier
 
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.storage.schemas import FEATURE_SUMMARY, SELECTED_FEATURES
 
-FEATURES_SCHEMA = {"game": pl.String, "variant": pl.String, "token": pl.String, "importance": pl.Float64,
-                   "rank": pl.Int32, "segment": pl.Int32}
-SUMMARY_SCHEMA = {"game": pl.String, "variant": pl.String, "tokens_kept": pl.Int32, "accuracy": pl.Float64,
-                  "n_trajectories": pl.Int32}
 MIN_OOB_SAMPLES = 20  # below this the out-of-bag accuracy is too noisy to report
 
 
@@ -172,4 +169,5 @@ def select_features(bags: pl.DataFrame, games: pl.DataFrame, *, k: int = 100, n_
                                                    n_estimators, seed, adaptive_share)
         features += game_features
         summary += game_summary
-    return FeatureSelection(pl.DataFrame(features, schema=FEATURES_SCHEMA), pl.DataFrame(summary, schema=SUMMARY_SCHEMA))
+    return FeatureSelection(pl.DataFrame(features, schema=SELECTED_FEATURES),
+                            pl.DataFrame(summary, schema=FEATURE_SUMMARY))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 
 from jbag_pipeline.model.tokenize import parse_json, tokenize_state
+from jbag_pipeline.storage.schemas import STATE_TOKENS
 
 MAX_COUNT = 2**63 - 1
-TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
 
 
 CHUNK_STATES = 500  # states per Polars chunk: bounds the Python lists held at once (a 7 Wonders state has ~600 tokens)
@@ -18,7 +18,7 @@ def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: boo
     columns = states.select("game", "game_id", "state_idx", "doc")
     chunks = [_tokenize_chunk(columns.slice(start, CHUNK_STATES), mode, num_suffix)
               for start in range(0, len(columns), CHUNK_STATES)]
-    table = pl.concat(chunks) if chunks else pl.DataFrame(schema=TOKENS_SCHEMA)
+    table = pl.concat(chunks) if chunks else pl.DataFrame(schema=STATE_TOKENS)
     return table.sort("game_id", "state_idx", "token")
 
 
@@ -37,4 +37,4 @@ def _tokenize_chunk(states: pl.DataFrame, mode: str, num_suffix: bool) -> pl.Dat
         tokens.extend(bag.keys())
         counts.extend(bag.values())
     return pl.DataFrame({"game": games, "game_id": ids, "state_idx": idxs, "token": tokens, "count": counts},
-                        schema=TOKENS_SCHEMA)
+                        schema=STATE_TOKENS)

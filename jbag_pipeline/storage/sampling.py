@@ -12,9 +12,9 @@ import polars as pl
 
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.storage.schemas import SAMPLED_STATES
 
 FREQUENCIES = ("full", "interval", "random")
-SAMPLED_SCHEMA = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32}
 
 def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
                    memory_limit: str = "4GB") -> pl.DataFrame:
@@ -32,4 +32,4 @@ def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
         raise ValueError(f"games has n_players < 1 or null, e.g. game {bad['game'][0]!r} game_id {bad['game_id'][0]}")
     sampled = run_sql("sampled_states", {"states": states, "games": games}, {"run_seed": int(run_seed)},
                       memory_limit=memory_limit)
-    return sampled.cast(SAMPLED_SCHEMA)
+    return sampled.cast(SAMPLED_STATES)

@@ -11,9 +11,7 @@ import polars as pl
 from jbag_pipeline.storage.bags_table import filter_tokens
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
-
-SEGMENTED_SCHEMA = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
-                    "token": pl.String, "p": pl.Float64}
+from jbag_pipeline.storage.schemas import SEGMENTED_BAGS
 
 
 def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_segments: int = 4,
@@ -38,4 +36,4 @@ def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_s
     bags = run_sql("segmented_bags", {"state_tokens": kept, "sampled_states": sampled_states,
                                       "trajectory_lengths": lengths},
                    {"n_segments": int(n_segments)}, memory_limit=memory_limit)
-    return bags.cast(SEGMENTED_SCHEMA)
+    return bags.cast(SEGMENTED_BAGS)

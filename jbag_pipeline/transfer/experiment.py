@@ -34,6 +34,7 @@ from jbag_pipeline.model.state_tokens import tokenize_states
 from jbag_pipeline.analysis.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
+from jbag_pipeline.storage.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
 from jbag_pipeline.transfer.mapping import map_tokens, random_mapping
 
 __all__ = ["CONTROL_METHOD", "DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel",
@@ -48,13 +49,6 @@ DEFAULT_PAIRS = [
     {"game": "dots_and_boxes", "source_params": {"rows": 5, "cols": 7}, "target_params": {"rows": 3, "cols": 3}},
 ]
 CONTROL_METHOD = "control"  # the baseline in every seat, as a row of its own beside the methods
-TRANSFER_RESULTS_SCHEMA = {
-    "source": pl.String, "target": pl.String, "method": pl.String, "n_target_games": pl.Int32, "games": pl.Int32,
-    "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64, "mean_score": pl.Float64, "ci_low": pl.Float64,
-    "ci_high": pl.Float64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
-    "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64,
-    "verdict": pl.String, "min_detectable_difference": pl.Float64,
-}
 _SUMMARY_TO_RESULTS = {"n": "games", "mean": "mean_score"}
 _VALUE_COLUMNS = ("token", "count", "p")
 

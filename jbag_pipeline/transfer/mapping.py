@@ -28,8 +28,8 @@ import polars as pl
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-MAPPING_SCHEMA = {"target_token": pl.String, "source_token": pl.String, "match_kind": pl.String,
-                  "distance": pl.Float64}
+from jbag_pipeline.storage.schemas import TOKEN_MAPPINGS
+
 MATCH_KINDS = ("exact", "nearest", "unmatched", "random")
 DEFAULT_MAX_DISTANCE = 0.5
 
@@ -163,7 +163,7 @@ def map_tokens(source_tokens: Iterable[str], target_tokens: Iterable[str], *,
             else:
                 rows += _nearest_in_group(group_targets, [target_parts[t] for t in group_targets], candidates,
                                           [source_parts[s] for s in candidates], max_distance)
-    return pl.DataFrame(rows, schema=MAPPING_SCHEMA, orient="row").sort("target_token")
+    return pl.DataFrame(rows, schema=TOKEN_MAPPINGS, orient="row").sort("target_token")
 
 
 def random_mapping(source_tokens: Iterable[str], target_tokens: Iterable[str], seed: int) -> pl.DataFrame:
@@ -175,4 +175,4 @@ def random_mapping(source_tokens: Iterable[str], target_tokens: Iterable[str], s
     picks = np.random.default_rng(seed).integers(0, len(sources), size=len(targets))
     return pl.DataFrame({"target_token": targets, "source_token": [sources[i] for i in picks.tolist()],
                          "match_kind": ["random"] * len(targets), "distance": [None] * len(targets)},
-                        schema=MAPPING_SCHEMA)
+                        schema=TOKEN_MAPPINGS)

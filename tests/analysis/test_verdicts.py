@@ -6,7 +6,8 @@ import polars as pl
 import pytest
 
 from jbag_pipeline.analysis.stability import split_halves
-from jbag_pipeline.analysis.verdicts import STABILITY_SCHEMA, stability_table, verdict_table
+from jbag_pipeline.analysis.verdicts import stability_table, verdict_table
+from jbag_pipeline.storage.schemas import STABILITY_SUMMARY
 
 
 def overall(game, variant, win_rate, verdict, n=100, mdd=0.08, half=None):
@@ -42,7 +43,7 @@ def test_small_samples_and_unstable_halves_get_a_caveat():
 
 
 def test_stability_table_is_empty_without_stability_games_and_checks_its_input():
-    assert stability_table(None).columns == [*STABILITY_SCHEMA, "stable"]
+    assert stability_table(None).schema == pl.Schema(STABILITY_SUMMARY)
     with pytest.raises(ValueError, match="lacks columns"):
         stability_table(pl.DataFrame({"game": ["x"]}))
 

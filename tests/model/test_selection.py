@@ -5,9 +5,7 @@ import polars as pl
 import pytest
 
 from jbag_pipeline.model.selection import TokenRanking, adaptive_k, bag_matrix, rank_tokens, select_features, top_k
-
-BAGS_SCHEMA = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
-               "token": pl.String, "p": pl.Float64}
+from jbag_pipeline.storage.schemas import SEGMENTED_BAGS
 
 
 def _bags(winners: list[int | None], informative: str, *, frequency: str = "full", segment: int = 1,
@@ -20,7 +18,7 @@ def _bags(winners: list[int | None], informative: str, *, frequency: str = "full
         counts[informative] = int(rng.integers(8, 12)) if winner == 1 else int(rng.integers(0, 2))
         total = sum(counts.values())
         rows += [("g", frequency, segment, game_id, token, c / total) for token, c in counts.items() if c]
-    return pl.DataFrame(rows, schema=BAGS_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=SEGMENTED_BAGS, orient="row")
 
 
 def _games(winners: list[int | None]) -> pl.DataFrame:
@@ -103,7 +101,7 @@ def test_variants_per_frequency_and_draws_excluded():
     winners = WINNERS[:40] + [None] * 10
     bags = pl.concat([_bags(winners, ".signal", frequency=f, segment=s, seed=s)
                       for f in ("full", "interval", "random") for s in (1, 2)])
-    draw_only = pl.DataFrame([("g", "full", 2, 45, ".draw_only", 0.5)], schema=BAGS_SCHEMA, orient="row")
+    draw_only = pl.DataFrame([("g", "full", 2, 45, ".draw_only", 0.5)], schema=SEGMENTED_BAGS, orient="row")
     result = select_features(pl.concat([bags, draw_only]), _games(winners), k=4, n_estimators=10, seed=0)
     assert ".draw_only" not in result.features["token"].to_list()
     assert sorted(result.summary["variant"]) == sorted(

@@ -5,11 +5,9 @@ from collections import Counter
 import polars as pl
 import pytest
 
+from jbag_pipeline.storage.schemas import SAMPLED_STATES, STATE_TOKENS
 from jbag_pipeline.storage.segments import segmented_bags
 from tests.helpers.segments import state_segment
-
-TOKENS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
-SAMPLED_SCHEMA = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32}
 
 
 def _state_tokens(lengths: dict[int, int]) -> pl.DataFrame:
@@ -19,12 +17,12 @@ def _state_tokens(lengths: dict[int, int]) -> pl.DataFrame:
         for j in range(n):
             rows += [("g", game_id, j, f".s{j}", j + 1), ("g", game_id, j, ".shared", 1)]
         rows.append(("g", game_id, n - 1, ".gameStatus.GAME_END", 1))
-    return pl.DataFrame(rows, schema=TOKENS_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=STATE_TOKENS, orient="row")
 
 
 def _sampled(lengths: dict[int, int], frequency: str = "full", keep=lambda j: True) -> pl.DataFrame:
     rows = [("g", frequency, game_id, j) for game_id, n in lengths.items() for j in range(n) if keep(j)]
-    return pl.DataFrame(rows, schema=SAMPLED_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=SAMPLED_STATES, orient="row")
 
 
 def _expected(tokens: pl.DataFrame, game_id: int, states: list[int]) -> dict[str, float]:

@@ -1,0 +1,114 @@
+"""The schema of every lake table that has a fixed one, defined once: column name -> Polars dtype, in column order.
+
+Each constant is named by its table and is the schema of the frame its builder returns; a schema shared by several
+tables says so, and TABLE_SCHEMAS gives what a reader of each table finds in the lake. This module imports nothing
+but polars, so any module can import it without an import circle.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+# selfplay_games and ingested_games
+SELFPLAY_GAMES = {
+    "game": pl.String, "game_id": pl.Int64, "seed": pl.Int64, "n_players": pl.Int8, "params": pl.String,
+    "agents": pl.List(pl.String), "winner": pl.Int8, "returns": pl.List(pl.Int8), "scores": pl.List(pl.Float64),
+    "actions": pl.String, "n_actions": pl.Int32, "n_states": pl.Int32,
+}
+# selfplay_states and ingested_states
+SELFPLAY_STATES = {
+    "game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "turn": pl.Int32, "player": pl.Int8,
+    "is_terminal": pl.Boolean, "doc": pl.String,
+}
+# state_tokens and ingested_tokens
+STATE_TOKENS = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
+# sampled_states and ingested_sampled_states
+SAMPLED_STATES = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32}
+SEGMENTED_BAGS = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
+                  "token": pl.String, "p": pl.Float64}
+INGESTED_SOURCES = {"game": pl.String, "game_id": pl.Int64, "file": pl.String, "first_line": pl.Int64,
+                    "format": pl.String, "mode": pl.String, "n_states": pl.Int32}
+INGEST_QUARANTINE = {"game": pl.String, "file": pl.String, "line_or_index": pl.Int64, "reason": pl.String,
+                     "file_mtime": pl.Datetime("us", "UTC")}
+
+# selected_features and counters_kept_features
+SELECTED_FEATURES = {"game": pl.String, "variant": pl.String, "token": pl.String, "importance": pl.Float64,
+                     "rank": pl.Int32, "segment": pl.Int32}
+FEATURE_SUMMARY = {"game": pl.String, "variant": pl.String, "tokens_kept": pl.Int32, "accuracy": pl.Float64,
+                   "n_trajectories": pl.Int32}
+LEAKY_TOKENS = {"game": pl.String, "token": pl.String, "seat": pl.Int8, "accuracy": pl.Float64,
+                "accuracy_low": pl.Float64,
+                "majority_accuracy": pl.Float64, "n_test": pl.Int32, "blacklisted": pl.Boolean}
+# winner_classification, variant_classification and ingested_classification
+CLASSIFICATION = {
+    "game": pl.String, "frequency": pl.String, "feature_variant": pl.String, "prefix": pl.Float64,
+    "n_tokens": pl.Int32, "n_train": pl.Int32, "n_test": pl.Int32, "correct": pl.Int32, "accuracy": pl.Float64,
+    "accuracy_low": pl.Float64, "accuracy_high": pl.Float64, "majority_accuracy": pl.Float64,
+    "above_majority": pl.Boolean,
+}
+REFERENCE_REPRODUCTION = {"game": pl.String, "method": pl.String, "ours": pl.Float64, "ours_sd": pl.Float64,
+                          "published": pl.Float64}
+
+# as play_evaluation returns it; the lake table drops the wall-clock seconds, which would make reruns differ
+EVALUATION_GAMES = {
+    "game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String, "seat": pl.Int8,
+    "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String, "score": pl.Int8, "jsonbag_score": pl.Float64,
+    "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "seconds": pl.Float64,
+}
+EVALUATION_GAMES_STORED = {c: t for c, t in EVALUATION_GAMES.items() if c != "seconds"}
+STABILITY_GAMES = {**EVALUATION_GAMES_STORED, "half": pl.String}  # evaluation games per half of the self-play games
+EVALUATION_CONTROL = {"game": pl.String, "seat": pl.Int8, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+                      "losses": pl.Int64, "win_rate": pl.Float64, "mean_score": pl.Float64}
+# the statistics columns of a summary row, after its key columns (not a table by itself)
+OUTCOME_STATISTICS = {
+    "scope": pl.String, "seat": pl.Int8, "n": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64,
+    "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "win_rate": pl.Float64,
+    "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
+    "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64, "verdict": pl.String,
+    "min_detectable_difference": pl.Float64, "best_worst_diff": pl.Float64,
+}
+EVALUATION_SUMMARY = {"game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String,
+                      **OUTCOME_STATISTICS}
+EFFECT_SIZES = {"game": pl.String, "factor": pl.String, "levels": pl.Int32, "n": pl.Int64,
+                "eta_squared": pl.Float64, "null_eta_squared": pl.Float64, "partial_eta_squared": pl.Float64,
+                "omega_squared": pl.Float64, "p_value": pl.Float64}
+STABILITY_SUMMARY = {
+    "game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String, "half": pl.String, "n": pl.Int64,
+    "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
+    "p_value_vs_control": pl.Float64, "verdict": pl.String, "stable": pl.Boolean,
+}
+VERDICTS = {
+    "game": pl.String, "paper_claim": pl.String, "best_pair": pl.String, "pairs_compared": pl.Int32, "n": pl.Int64,
+    "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
+    "p_value_holm": pl.Float64, "verdict": pl.String, "counters_kept_win_rate": pl.Float64, "stable": pl.Boolean,
+    "caveat": pl.String,
+}
+
+# token_mappings and transfer_results as the transfer functions return them; the asset adds the partition's pair
+TOKEN_MAPPINGS = {"target_token": pl.String, "source_token": pl.String, "match_kind": pl.String,
+                  "distance": pl.Float64}
+TRANSFER_RESULTS = {
+    "source": pl.String, "target": pl.String, "method": pl.String, "n_target_games": pl.Int32, "games": pl.Int32,
+    "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64, "mean_score": pl.Float64, "ci_low": pl.Float64,
+    "ci_high": pl.Float64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
+    "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64,
+    "verdict": pl.String, "min_detectable_difference": pl.Float64,
+}
+
+TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    "selfplay_games": SELFPLAY_GAMES, "ingested_games": SELFPLAY_GAMES,
+    "selfplay_states": SELFPLAY_STATES, "ingested_states": SELFPLAY_STATES,
+    "state_tokens": STATE_TOKENS, "ingested_tokens": STATE_TOKENS,
+    "sampled_states": SAMPLED_STATES, "ingested_sampled_states": SAMPLED_STATES,
+    "segmented_bags": SEGMENTED_BAGS, "ingested_sources": INGESTED_SOURCES, "ingest_quarantine": INGEST_QUARANTINE,
+    "selected_features": SELECTED_FEATURES, "counters_kept_features": SELECTED_FEATURES,
+    "feature_summary": FEATURE_SUMMARY, "leaky_tokens": LEAKY_TOKENS,
+    "winner_classification": CLASSIFICATION, "variant_classification": CLASSIFICATION,
+    "ingested_classification": CLASSIFICATION, "reference_reproduction": REFERENCE_REPRODUCTION,
+    "evaluation_games": EVALUATION_GAMES_STORED, "stability_games": STABILITY_GAMES,
+    "evaluation_control": EVALUATION_CONTROL,
+    "evaluation_summary": EVALUATION_SUMMARY, "effect_sizes": EFFECT_SIZES, "stability_summary": STABILITY_SUMMARY,
+    "verdicts": VERDICTS, "token_mappings": {**TOKEN_MAPPINGS, "pair": pl.String},
+    "transfer_results": {**TRANSFER_RESULTS, "pair": pl.String},
+}
+"""Lake table name -> the schema of its Parquet files (tables not listed, e.g. trajectory_bags, have none here)."""
