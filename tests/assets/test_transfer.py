@@ -6,8 +6,9 @@ import pytest
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.transfer import transfer
 from jbag_pipeline.presets import PRESETS
+from jbag_pipeline.storage.schemas import TOKEN_MAPPINGS
 from jbag_pipeline.transfer.experiment import CONTROL_METHOD, TRANSFER_RESULTS_SCHEMA
-from jbag_pipeline.transfer.mapping import MAPPING_SCHEMA, MATCH_KINDS
+from jbag_pipeline.transfer.mapping import MATCH_KINDS
 from tests.helpers.materialize import check_results, declared_checks, materialize
 
 PAIR = "connect4-8x8-to-6x7"
@@ -22,7 +23,7 @@ def run(tmp_path_factory):
 def test_token_mappings(run):
     root, _ = run
     mapping = lake.read_table(root, "token_mappings", {"pair": PAIR})
-    assert set(MAPPING_SCHEMA) <= set(mapping.columns) and set(mapping["pair"]) == {PAIR}
+    assert set(TOKEN_MAPPINGS) <= set(mapping.columns) and set(mapping["pair"]) == {PAIR}
     assert mapping["target_token"].n_unique() == len(mapping)  # one row per target token
     assert set(mapping["match_kind"]) <= set(MATCH_KINDS)
     exact = mapping.filter(pl.col("match_kind") == "exact")
