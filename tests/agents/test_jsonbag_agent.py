@@ -23,6 +23,7 @@ from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import TokenPaths, token_paths, tokenize_state_restricted
 from jbag_pipeline.model.value import value_from_distances
 from tests.helpers.prototypes import build_prototypes
+from tests.helpers.states import random_play_states
 
 
 def lake_tables(game, n_games: int = 6, seed: int = 0, top: int = 60) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -284,19 +285,6 @@ def test_the_agent_takes_an_immediate_win_in_connect4(variant):
         assert agent.choose(state) == 2
 
 
-def _mid_game_states(game, n_games: int, every: int) -> list:
-    states = []
-    for seed in range(n_games):
-        state, rng, step = game.new_state(seed=seed), random.Random(seed), 0
-        while not state.is_terminal():
-            if step % every == every - 1:
-                states.append(state.clone())
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-            step += 1
-    return states
-
-
 def _scratch_values(value: DeterminizedJsonBagValue, child, seat: int) -> float:
     """V_seat of the value's trajectory plus the child's tokens, counted from scratch by the plain tokenizer."""
     counts = value.trajectory.copy()
@@ -310,7 +298,7 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
     monkeypatch.setattr("jbag_pipeline.agents.jsonbag_agent._CHANGE_CACHE_LIMIT", 30)  # and changes
     game = load_game(name)
     prototypes, features = lake_tables(game, n_games=3)
-    states = _mid_game_states(game, n_games=1, every=5)[:8]
+    states = random_play_states(game, n_games=1, every=5)[:8]
     for variant in ("full", "none"):
         value = make_jsonbag_value(prototypes, features, "full", variant, game.n_players)
         value.reset()
@@ -337,7 +325,7 @@ def test_the_agent_never_reads_hidden_state(name):
     prototypes, features = lake_tables(game, n_games=4)
     agents = [JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", variant, game.n_players))
               for variant in ("full", "none")]
-    states = _mid_game_states(game, n_games=2, every=37)[:8]
+    states = random_play_states(game, n_games=2, every=37)[:8]
     moved = 0
     for state in states:
         seat = state.current_player
@@ -359,7 +347,7 @@ def test_batched_choice_follows_osla_rule_with_single_values(name):
     prototypes, features = lake_tables(game, n_games=4)
     batched = JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", "full", game.n_players))
     single = OSLAAgent(value=make_jsonbag_value(prototypes, features, "full", "full", game.n_players))
-    states = _mid_game_states(game, n_games=1, every=3)[:12]
+    states = random_play_states(game, n_games=1, every=3)[:12]
     for i, state in enumerate(states):
         batched.reset(i)
         single.reset(i)

@@ -15,6 +15,7 @@ from engines.agents.simultaneous_osla import finish_round_randomly
 from engines.sea_salt_paper.cards import kinds
 from engines.sea_salt_paper.state_json import OVER
 from engines.seven_wonders.cards import INDEX, RESOURCES, WONDERS
+from tests.helpers.states import random_play_states
 
 
 def play(state, actions):
@@ -154,16 +155,7 @@ def test_two_moves_that_differ_only_after_the_round_resolves():
 
 
 def mid_round_states(n_games: int, every: int) -> list:
-    states = []
-    for seed in range(n_games):
-        state, rng, step = load_game("seven_wonders").new_state(seed=seed), random.Random(seed), 0
-        while not state.is_terminal():
-            if step % every == every - 1:
-                states.append(state.clone())
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-            step += 1
-    return states
+    return random_play_states(load_game("seven_wonders"), n_games, every)
 
 
 def test_simultaneous_osla_never_reads_hidden_state():

@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 
 
-def nim_file(path: Path, n_states: int, winner: int) -> Path:
+def nim_file(path: Path, n_states: int = 3, winner: int = 1) -> Path:
     """A game whose last state names `winner` (seat 0 or 1) in playerResults."""
     results = ["LOSE_GAME", "LOSE_GAME"]
     results[winner] = "WIN_GAME"

@@ -18,19 +18,10 @@ from jbag_pipeline.ingest.trajectories import read_trajectories
 from jbag_pipeline.cli.ingest import run_ingest
 from jbag_pipeline.ingest.store import write_batch
 from jbag_pipeline.storage.query import open_catalog, run_query
+from tests.helpers.nim_files import nim_file as game_file
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO.parent / "shared" / "data" / "jsonbag_reference" / "example_trajectories"
-
-
-def game_file(path: Path, n_states: int = 3, winner: int = 1) -> Path:
-    results = ["LOSE_GAME", "LOSE_GAME"]
-    results[winner] = "WIN_GAME"
-    docs = [{"gameType": "Nim", "nPlayers": 2, "heap": [n_states - t, t], "turn": t} for t in range(n_states)]
-    docs[-1]["playerResults"] = results
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(orjson.dumps(docs))
-    return path
 
 
 def ingest(root: Path, *paths, **options):

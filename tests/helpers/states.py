@@ -1,0 +1,19 @@
+"""States met in seeded random play, for tests that need positions from the middle of a game."""
+
+from __future__ import annotations
+
+import random
+
+
+def random_play_states(game, n_games: int, every: int) -> list:
+    """Every `every`-th state (cloned) of `n_games` random games of `game`, seeded 0..n_games-1."""
+    states = []
+    for seed in range(n_games):
+        state, rng, step = game.new_state(seed=seed), random.Random(seed), 0
+        while not state.is_terminal():
+            if step % every == every - 1:
+                states.append(state.clone())
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            step += 1
+    return states
