@@ -29,9 +29,13 @@ evaluation_partitions = dg.MultiPartitionsDefinition({
 })
 
 
-def _selfplay_setup(settings: JbagSettings, game: str) -> tuple[int, dict]:
-    selfplay = read_partition(settings, "selfplay_games", game)
+def _setup_of(selfplay: pl.DataFrame) -> tuple[int, dict]:
+    """(seats, engine params) of a game's self-play rows."""
     return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
+
+
+def _selfplay_setup(settings: JbagSettings, game: str) -> tuple[int, dict]:
+    return _setup_of(read_partition(settings, "selfplay_games", game))
 
 
 def _games_metadata(games: pl.DataFrame, path, seconds: float) -> dict:
@@ -101,8 +105,8 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
-    n_players, params = _selfplay_setup(settings, game)
     selfplay = read_partition(settings, "selfplay_games", game)
+    n_players, params = _setup_of(selfplay)
     bags = read_partition(settings, "trajectory_bags", game)
     segmented = read_partition(settings, "segmented_bags", game)
     frequency, variant = split_pair(HEADLINE)
