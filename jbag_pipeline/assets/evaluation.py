@@ -11,7 +11,8 @@ from engines import GAMES
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
 from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
-from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
+from jbag_pipeline.model.value_tables import make_jsonbag_value
+from jbag_pipeline.model.variants import FEATURE_VARIANTS
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.sampling import FREQUENCIES

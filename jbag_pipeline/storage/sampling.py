@@ -12,9 +12,9 @@ import polars as pl
 
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.model.variants import FREQUENCIES  # noqa: F401  (defined with the model; sampled here)
 from jbag_pipeline.storage.schemas import SAMPLED_STATES
 
-FREQUENCIES = ("full", "interval", "random")
 
 def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
                    memory_limit: str = "4GB") -> pl.DataFrame:

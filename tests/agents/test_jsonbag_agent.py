@@ -16,13 +16,13 @@ from engines import GAMES, load_game
 from engines.agents import OSLAAgent, RandomAgent
 from engines.match import play_match
 from jbag_pipeline.model.bags import jsd
-from jbag_pipeline.agents.jsonbag_agent import (DeterminizedJsonBagValue, JsonBagOSLAAgent, make_jsonbag_value,
-                                                prototype_bags, selected_tokens)
+from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.model.tokenize import MODES, TokenFilter, tokenize_state, tokenize_trajectory
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import TokenPaths, token_paths, tokenize_state_restricted
-from jbag_pipeline.model.value import value_from_distances
-from tests.helpers.prototypes import build_prototypes
+from jbag_pipeline.model.prototypes import build_prototypes
+from jbag_pipeline.model.value import DeterminizedJsonBagValue, value_from_distances
+from jbag_pipeline.model.value_tables import make_jsonbag_value, prototype_bags, selected_tokens
 from tests.helpers.states import random_play_states
 
 
@@ -295,7 +295,7 @@ def _scratch_values(value: DeterminizedJsonBagValue, child, seat: int) -> float:
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
     monkeypatch.setattr("jbag_pipeline.model.tokenize_delta._PATHS_CACHE_LIMIT", 30)  # forget child paths often
-    monkeypatch.setattr("jbag_pipeline.agents.jsonbag_agent._CHANGE_CACHE_LIMIT", 30)  # and changes
+    monkeypatch.setattr("jbag_pipeline.model.value._CHANGE_CACHE_LIMIT", 30)  # and changes
     game = load_game(name)
     prototypes, features = lake_tables(game, n_games=3)
     states = random_play_states(game, n_games=1, every=5)[:8]

@@ -11,8 +11,8 @@ import jbag_pipeline.model.bags as bags_module
 from jbag_pipeline.model.bags import Vocabulary, jsd, jsd_matrix, jsd_to_prototypes, normalise
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
 from jbag_pipeline.model.value import JsonBagValue, value_from_distances
-from tests.helpers.prototypes import (build_prototypes, jsd_to_prototypes_sparse, pnns_distances, pnns_predict,
-                                     prototype_matrix)
+from jbag_pipeline.model.prototypes import build_prototypes
+from tests.helpers.pnns import jsd_to_prototypes_sparse, pnns_distances, pnns_predict, prototype_matrix
 
 
 def random_bag(rng: np.random.Generator, n_tokens: int = 12, density: float = 0.5) -> dict[str, int]:
