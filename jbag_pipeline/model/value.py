@@ -12,6 +12,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import orjson
 
+from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_terms, jsd_to_prototypes, normalise,
                                       prototype_terms, row_shares)
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
@@ -59,8 +60,8 @@ def _seat_bags(prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag]) -> list[Ba
     return bags
 
 
-class JsonBagValue:
-    """Value function for engines.agents.OSLAAgent: V_seat of (own trajectory bag + a candidate state's tokens).
+class JsonBagValue(ValueFunction):
+    """A ValueFunction for engines.agents.OSLAAgent: V_seat of (own trajectory bag + a candidate state's tokens).
 
     The trajectory bag grows by the seat's observation of the real state at the start of each of its turns
     (begin_decision; further decisions within the same turn add nothing). Tokens come from
