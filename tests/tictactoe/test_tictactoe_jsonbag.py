@@ -13,8 +13,7 @@ from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
 from jbag_pipeline.model.value_tables import make_jsonbag_value
-from jbag_pipeline.model.variants import FEATURE_VARIANTS
-from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
 from jbag_pipeline.tictactoe.jsonbag import (
