@@ -1,8 +1,8 @@
 """The game-score heuristics of TAG's baseline OSLA players (RULES.md section 3.2), as OSLA value objects.
 
 Each is a memoryless ValueFunction (engines/agents/value_function.py): value(state, seat) -> float, larger is
-better for `seat`. HEURISTICS names every one, including the
-own-minus-best-opponent ScoreValue ("score_margin"), which TAG does not use.
+better for `seat`. HEURISTICS names every one, including the own-minus-best-opponent ScoreValue
+("score_margin"), which TAG does not use.
 """
 
 from __future__ import annotations
