@@ -5,6 +5,7 @@ from engines.agents.mcts import MCTSAgent
 from engines.agents.osla import OSLAAgent, ScoreValue
 from engines.agents.random_agent import RandomAgent
 from engines.agents.simultaneous_osla import SimultaneousOSLAAgent
+from engines.agents.value_function import MemorylessValue, ValueFunction
 
-__all__ = ["MCTSAgent", "OSLAAgent", "RandomAgent", "ScoreValue", "SimultaneousOSLAAgent", "baseline_agent",
-           "baseline_value"]
+__all__ = ["MCTSAgent", "MemorylessValue", "OSLAAgent", "RandomAgent", "ScoreValue", "SimultaneousOSLAAgent",
+           "ValueFunction", "baseline_agent", "baseline_value"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engines.agents.heuristics import GAME_SPECIFIC, HEURISTICS
 from engines.agents.osla import OSLAAgent
 from engines.agents.simultaneous_osla import SimultaneousOSLAAgent
+from engines.agents.value_function import ValueFunction
 
 BASELINE_HEURISTIC = {  # game -> the heuristic its baseline OSLA uses
     "connect4": "win_loss_scaled_score",
@@ -18,7 +19,7 @@ BASELINE_HEURISTIC = {  # game -> the heuristic its baseline OSLA uses
 SIMULTANEOUS_GAMES = frozenset({"seven_wonders"})  # played by SimultaneousOSLAAgent
 
 
-def baseline_value(game_name: str, heuristic: str | None = None):
+def baseline_value(game_name: str, heuristic: str | None = None) -> ValueFunction:
     """A fresh value object: the game's baseline heuristic, or the named one of HEURISTICS."""
     _check_game(game_name)
     name = BASELINE_HEURISTIC[game_name] if heuristic is None else heuristic

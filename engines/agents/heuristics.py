@@ -1,13 +1,14 @@
 """The game-score heuristics of TAG's baseline OSLA players (RULES.md section 3.2), as OSLA value objects.
 
-Each has the protocol OSLAAgent calls: begin_decision(state, seat) once per decision (none keeps a memory)
-and value(state, seat) -> float, larger is better for `seat`. HEURISTICS names every one, including the
-own-minus-best-opponent ScoreValue ("score_margin"), which TAG does not use.
+Each is a memoryless ValueFunction (engines/agents/value_function.py): value(state, seat) -> float, larger is
+better for `seat`. HEURISTICS names every one, including the own-minus-best-opponent ScoreValue
+("score_margin"), which TAG does not use.
 """
 
 from __future__ import annotations
 
 from engines.agents.osla import ScoreValue
+from engines.agents.value_function import MemorylessValue
 from engines.base import State
 
 WIN_FACTOR, LOSS_FACTOR = 1.5, 0.5  # TAG's ScoreHeuristic
@@ -19,19 +20,14 @@ def _result(state: State, seat: int) -> int:
     return state.returns()[seat] if state.is_terminal() else 0
 
 
-class _Memoryless:
-    def begin_decision(self, state: State, seat: int) -> None:
-        """A game-score heuristic remembers nothing between decisions."""
-
-
-class PureScoreValue(_Memoryless):
+class PureScoreValue(MemorylessValue):
     """TAG's PureScoreHeuristic: the seat's raw game score (Can't Stop: completed tracks; Dominion: VP)."""
 
     def value(self, state: State, seat: int) -> float:
         return float(state.scores()[seat])
 
 
-class WinLossScaledScoreValue(_Memoryless):
+class WinLossScaledScoreValue(MemorylessValue):
     """TAG's ScoreHeuristic: the seat's game score, times 1.5 once the game is won and 0.5 once it is lost."""
 
     def value(self, state: State, seat: int) -> float:
@@ -39,7 +35,7 @@ class WinLossScaledScoreValue(_Memoryless):
         return score * WIN_FACTOR if result > 0 else score * LOSS_FACTOR if result < 0 else score
 
 
-class ScoreAndHandValue(_Memoryless):
+class ScoreAndHandValue(MemorylessValue):
     """Sea Salt and Paper's ScoreAndHandHeuristic: 1 won, -1 lost, else (banked + hand points) / victory threshold
     clamped to [-1, 0.99]."""
 
@@ -51,7 +47,7 @@ class ScoreAndHandValue(_Memoryless):
         return min(max(share, SSP_LOSS), SSP_CAP)
 
 
-class Wonders7Value(_Memoryless):
+class Wonders7Value(MemorylessValue):
     """TAG's Wonders7Heuristic: the seat's VP estimate (score with the running age's military fought now) over
     the sum of every seat's estimate; 0 when that sum is 0."""
 

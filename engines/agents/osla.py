@@ -5,14 +5,12 @@ from __future__ import annotations
 import math
 import random
 
+from engines.agents.value_function import MemorylessValue, ValueFunction
 from engines.base import Action, State
 
 
-class ScoreValue:
+class ScoreValue(MemorylessValue):
     """The game's own score as a value: the seat's score minus the best opponent score (own score alone solo)."""
-
-    def begin_decision(self, state: State, seat: int) -> None:
-        """Called once per decision with the decision's determinized sample; the score needs no memory."""
 
     def value(self, state: State, seat: int) -> float:
         scores = state.scores()
@@ -27,17 +25,18 @@ class OSLAAgent:
     function sees first (begin_decision) and every child comes from; ties are broken by the agent's seeded RNG.
     """
 
-    def __init__(self, value=None, seed: int = 0):
+    def __init__(self, value: ValueFunction | None = None, seed: int = 0):
+        if value is not None and not isinstance(value, ValueFunction):
+            raise ValueError(f"osla: value must be a ValueFunction (reset, begin_decision, value), got "
+                             f"{type(value).__name__}")
         self.name = "osla"
-        self.value_function = ScoreValue() if value is None else value
+        self.value_function: ValueFunction = ScoreValue() if value is None else value
         self.reset(seed)
 
     def reset(self, seed: int) -> None:
-        """Start a new game: fresh RNG from `seed`, and a fresh value function memory if it keeps one."""
+        """Start a new game: fresh RNG from `seed`, and a fresh value function memory."""
         self._rng = random.Random(seed)
-        reset_value = getattr(self.value_function, "reset", None)
-        if reset_value is not None:
-            reset_value()
+        self.value_function.reset()
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from engines.agents.osla import OSLAAgent
+from engines.agents.value_function import ValueFunction
 from engines.base import Action, State
 
 
@@ -17,7 +18,7 @@ class SimultaneousOSLAAgent(OSLAAgent):
     so the hidden choices and hands of the others are never read.
     """
 
-    def __init__(self, value=None, seed: int = 0):
+    def __init__(self, value: ValueFunction | None = None, seed: int = 0):
         super().__init__(value=value, seed=seed)
         self.name = "simultaneous_osla"
 

@@ -18,7 +18,8 @@ import polars as pl
 from engines import load_game
 from engines.agents import baseline_agent
 from engines.match import MatchRecord, play_match
-from jbag_pipeline.agents.jsonbag_agent import DeterminizedJsonBagValue, JsonBagOSLAAgent
+from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
+from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
 
 SENSITIVITY_VARIANT = "full_counters_kept"  # the full variant selected with the turn-order counters kept

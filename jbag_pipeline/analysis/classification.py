@@ -19,9 +19,9 @@ import polars as pl
 from scipy import sparse
 
 from jbag_pipeline.model.bags import jsd_matrix
+from jbag_pipeline.model.prototypes import class_prototypes
 from jbag_pipeline.storage.bags_table import filter_tokens
-from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, NO_SELECTION
-from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELECTION
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tables import require_columns
@@ -77,7 +77,8 @@ def predict_winners(train_bags: pl.DataFrame, test_bags: pl.DataFrame, test_ids:
     else:
         vocabulary, restricted = sorted(set(features)), True
     seats = sorted(train_bags["seat"].unique().to_list())
-    prototypes, _ = _count_matrix(train_bags.select("seat", "token", "count"), "seat", seats, vocabulary)
+    prototypes, _ = _count_matrix(class_prototypes(train_bags, ["seat"]).select("seat", "token", "count"), "seat",
+                                  seats, vocabulary)
     matrix, outside = _count_matrix(test_bags, "game_id", test_ids, vocabulary)
     distances = jsd_matrix(matrix, prototypes.toarray(), None if restricted else outside)
     return np.array(seats)[np.argmin(distances, axis=1)]

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 from scipy import optimize, special, stats
 
-from jbag_pipeline.agents.jsonbag_agent import NO_SELECTION
+from jbag_pipeline.model.variants import NO_SELECTION
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.storage.schemas import EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS
 

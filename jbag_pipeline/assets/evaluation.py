@@ -11,10 +11,10 @@ from engines import GAMES
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
 from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
-from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
+from jbag_pipeline.model.value_tables import make_jsonbag_value
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.sampling import FREQUENCIES
 from jbag_pipeline.storage.schemas import STABILITY_GAMES
 from jbag_pipeline.analysis.stability import HALVES, half_tables, split_halves
 from jbag_pipeline.analysis.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes,

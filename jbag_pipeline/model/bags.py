@@ -1,20 +1,26 @@
 """Bags as distributions: normalisation, Jensen-Shannon distance, a token vocabulary and vectorised JSD.
 
 JSD here is sqrt of the base-2 Jensen-Shannon divergence, in [0, 1]; empty vs empty is 0, empty vs
-non-empty is 1 (DESIGN.md section 4). Counts are normalised first. Every JSD below runs through one
+non-empty is 1 (DESIGN.md section 4). Counts are normalised first. Every JSD between bags runs through one
 numpy kernel over the columns where the bag has mass; the prototype mass elsewhere enters as one sum.
+The JSON-Bag agent's per-decision batches use jsd_by_terms instead: the same distance with the prototypes'
+part computed once (prototype_terms), one logarithm per (row, prototype, column); it agrees with the kernel
+to rounding, and each stays on the tables it makes today (they are compared in tests/model/test_bags.py).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import xlogy
 
 Bag = Mapping[str, float]
 _BLOCK_ELEMENTS = 1 << 19  # rows x prototypes x columns per numpy block: bounds the kernel's memory
+_LN2 = math.log(2.0)
+_TINY = 1e-300  # added to pooled shares so that 0 ln 0 comes out 0; below an ulp of any real share
 
 
 def _check_count(token: str, count: float, where: str) -> None:
@@ -47,7 +53,7 @@ def _jsd_kernel(x: np.ndarray, x_rest: np.ndarray, p: np.ndarray, p_rest: np.nda
     return np.sqrt(np.clip(divergence, 0.0, 1.0))
 
 
-def _row_shares(matrix: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
+def row_shares(matrix: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
     """Rows of a non-negative count matrix divided by their sums, and which rows are empty."""
     if matrix.ndim != 2:
         raise ValueError(f"{where}: prototypes must be a 2-D array (one row per prototype), got {matrix.ndim}-D")
@@ -77,6 +83,48 @@ def _jsd_rows(x: np.ndarray, columns: np.ndarray, x_rest: np.ndarray, shares: np
     return distances
 
 
+class PrototypeTerms(NamedTuple):
+    """What jsd_by_terms needs of fixed prototypes over some columns."""
+
+    pooling: np.ndarray  # (k + 1, columns): each prototype's shares, then zeros; all plus _TINY (log stays finite)
+    mixing: np.ndarray  # (k + 1, k): sum (t+p) ln(t+p) per pooled row -> their part of JS in bits
+    constant: np.ndarray  # (k,): sum p ln p / (2 ln 2) over the columns + 1 (an empty prototype: 1/2, unused)
+    empty: np.ndarray  # (k,) bool: prototypes without mass (1 from every non-empty bag, 0 from an empty one)
+    any_empty: bool
+
+
+def prototype_terms(shares: np.ndarray, empty: np.ndarray) -> PrototypeTerms:
+    """The terms of prototypes given as shares over some columns (row_shares; `empty`: its rows without mass)."""
+    k = shares.shape[0]
+    share_totals = np.where(empty, 0.0, 1.0)
+    pooling = np.vstack([shares, np.zeros((1, shares.shape[1]))]) + _TINY
+    mixing = np.vstack([-np.eye(k), np.ones((1, k))]) * (0.5 / _LN2)  # (sum t ln t - sum (t+p) ln(t+p))
+    constant = xlogy(shares, shares).sum(axis=1) * (0.5 / _LN2) + 0.5 * (1.0 + share_totals)
+    return PrototypeTerms(pooling, mixing, constant, empty, bool(empty.any()))
+
+
+def jsd_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) -> np.ndarray:
+    """(n, k) JSD of n count rows `x` over the columns of `terms`, whose whole masses (with counts outside those
+    columns) are `totals`, to the prototypes of `terms`.
+
+    JS in bits is (sum t ln t + sum p ln p - sum (t+p) ln(t+p)) / (2 ln 2) + 1 over the columns, the last
+    because mass outside them (on one side only) adds 1/2 bit per unit as the mass inside does ln 2 nats
+    (t and p each sum to 1 in all). So one logarithm per (row, prototype, column), and per (row, column) for
+    the all-zero row of terms.pooling, does it. Few numpy calls: they dominate at the agent's batch sizes."""
+    dead = [row for row, total in enumerate(totals) if total <= 0]
+    if dead:
+        totals = [total if total > 0 else 1.0 for total in totals]
+    pooled = (x / np.array(totals)[:, None])[:, None, :] + terms.pooling
+    js = np.einsum("ijk,ijk->ij", pooled, np.log(pooled)) @ terms.mixing
+    js += terms.constant
+    distances = np.sqrt(np.minimum(np.maximum(js, 0.0), 1.0))
+    if terms.any_empty:
+        distances[:, terms.empty] = 1.0
+    if dead:
+        distances[dead] = np.where(terms.empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
+    return distances
+
+
 def jsd(p: Bag, q: Bag) -> float:
     """Jensen-Shannon distance between two token -> count (or probability) mappings, over their union."""
     for bag, name in ((p, "p"), (q, "q")):
@@ -84,7 +132,7 @@ def jsd(p: Bag, q: Bag) -> float:
             _check_count(token, count, f"jsd: bag {name}")
     tokens = list(p) + [token for token in q if token not in p]  # a fixed order keeps sums reproducible
     x = np.array([p.get(token, 0.0) for token in tokens], dtype=float)
-    shares, empty = _row_shares(np.array([[q.get(token, 0.0) for token in tokens]], dtype=float), "jsd")
+    shares, empty = row_shares(np.array([[q.get(token, 0.0) for token in tokens]], dtype=float), "jsd")
     columns = np.flatnonzero(x)
     return float(_jsd_rows(x[None, columns], columns, np.zeros(1), shares, empty)[0, 0])
 
@@ -101,7 +149,7 @@ def jsd_to_prototypes(x: np.ndarray, prototypes: np.ndarray, outside_mass: float
                          f"(the prototypes' columns), got shape {x.shape}")
     if not np.all(np.isfinite(x)) or np.any(x < 0) or not (outside_mass >= 0 and math.isfinite(outside_mass)):
         raise ValueError("jsd_to_prototypes: counts and outside_mass must be finite and >= 0")
-    shares, empty = _row_shares(np.asarray(prototypes, dtype=float), "jsd_to_prototypes")
+    shares, empty = row_shares(np.asarray(prototypes, dtype=float), "jsd_to_prototypes")
     columns = np.flatnonzero(x)
     return _jsd_rows(x[None, columns], columns, np.array([float(outside_mass)]), shares, empty)[0]
 
@@ -124,7 +172,7 @@ def jsd_matrix(bags: sp.spmatrix | np.ndarray, prototypes: np.ndarray,
         raise ValueError(f"jsd_matrix: outside_mass must be {n} finite counts >= 0, got shape {rest.shape}")
     if matrix.nnz and (not np.all(np.isfinite(matrix.data)) or matrix.data.min() < 0):
         raise ValueError("jsd_matrix: bag counts must be finite and >= 0")
-    shares, empty = _row_shares(protos, "jsd_matrix")
+    shares, empty = row_shares(protos, "jsd_matrix")
     distances = np.empty((n, protos.shape[0]))
     used_columns = max(1, len(np.unique(matrix.indices)))  # bounds the columns of any block
     rows_per_block = max(1, _BLOCK_ELEMENTS // (max(1, protos.shape[0]) * used_columns))

@@ -16,6 +16,7 @@ from scipy import sparse
 from sklearn.ensemble import RandomForestClassifier
 
 from jbag_pipeline.model.bags import jsd_matrix
+from jbag_pipeline.model.prototypes import label_count_matrix
 from jbag_pipeline.storage.schemas import REFERENCE_REPRODUCTION
 
 GAMES = ("Wonders7", "Dominion", "SeaSaltPaper", "CantStop", "Connect4", "DotsAndBoxes")
@@ -69,10 +70,7 @@ def load_game(data_dir: Path, game: str, max_bags_per_class: int | None = None,
 
 def pnns_accuracy(counts: sparse.csr_matrix, labels: np.ndarray, train: np.ndarray, test: np.ndarray) -> float:
     """Accuracy of prototype nearest-neighbour search by JSD (prototype = summed training counts)."""
-    n_classes = int(labels.max()) + 1
-    indicator = sparse.csr_matrix((np.ones(len(train)), (labels[train], np.arange(len(train)))),
-                                  shape=(n_classes, len(train)))
-    prototypes = (indicator @ counts[train]).toarray()
+    prototypes = label_count_matrix(counts[train], labels[train], int(labels.max()) + 1)
     predicted = np.argmin(jsd_matrix(counts[test], prototypes), axis=1)
     return float(np.mean(predicted == labels[test]))
 

@@ -1,30 +1,49 @@
-"""The JSON-Bag value function: V_i from the JSD of a trajectory bag to every seat's winner prototype."""
+"""The JSON-Bag value function: V_i from the JSD of a trajectory bag to every seat's winner prototype.
+
+One formula, V_i = (1 - d_i) / sum_j (1 - d_j) (seat_values), for the value objects here and every caller.
+JsonBagValue tokenizes the seat's observation of each state; DeterminizedJsonBagValue (the evaluation's
+agent) counts determinized states' to_json() by their changes and values many candidates in one batch.
+"""
 
 from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
+import orjson
 
-from jbag_pipeline.model.bags import Bag, jsd_to_prototypes, normalise
+from engines.agents.value_function import ValueFunction
+from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_terms, jsd_to_prototypes, normalise,
+                                      prototype_terms, row_shares)
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
+from jbag_pipeline.model.tokenize_delta import TokenDelta
+from jbag_pipeline.model.tokenize_restricted import token_paths
+from jbag_pipeline.model.variants import FREQUENCIES
 
 _OUTSIDE = -1  # column code: a token no prototype holds (still part of the bag's mass when unrestricted)
 _IGNORED = -2  # column code: a filtered token, or a token outside the selected features
+_CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
+_DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
+
+
+def seat_values(distances: np.ndarray) -> np.ndarray:
+    """V_i = (1 - d_i) / sum_j (1 - d_j) over the last axis (seats), uniform 1/n where every distance is 1
+    (no seat is closer). Unchecked, for batches of valid distances; value_from_distances checks its input."""
+    closeness = 1.0 - distances
+    sums = closeness.sum(axis=-1, keepdims=True)
+    if sums.min() > 0:
+        return closeness / sums
+    return np.where(sums > 0, closeness / np.where(sums > 0, sums, 1.0), 1.0 / distances.shape[-1])
 
 
 def value_from_distances(distances: Sequence[float] | np.ndarray) -> np.ndarray:
-    """V_i = (1 - d_i) / sum_j (1 - d_j); uniform 1/n when every distance is 1 (no seat is closer)."""
+    """seat_values of one seat-distance vector, checked: non-empty, 1-D, every distance in [0, 1]."""
     d = np.asarray(distances, dtype=float)
     if d.ndim != 1 or d.size == 0:
         raise ValueError(f"value_from_distances: need a non-empty 1-D array of distances, got shape {d.shape}")
     if not np.all((d >= 0) & (d <= 1)):
         raise ValueError(f"value_from_distances: distances must lie in [0, 1], got {d.tolist()}")
-    closeness = 1.0 - d
-    total = closeness.sum()
-    if total == 0:
-        return np.full(d.size, 1.0 / d.size)
-    return closeness / total
+    return seat_values(d)
 
 
 def _seat_bags(prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag]) -> list[Bag]:
@@ -41,8 +60,8 @@ def _seat_bags(prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag]) -> list[Ba
     return bags
 
 
-class JsonBagValue:
-    """Value function for engines.agents.OSLAAgent: V_seat of (own trajectory bag + a candidate state's tokens).
+class JsonBagValue(ValueFunction):
+    """A ValueFunction for engines.agents.OSLAAgent: V_seat of (own trajectory bag + a candidate state's tokens).
 
     The trajectory bag grows by the seat's observation of the real state at the start of each of its turns
     (begin_decision; further decisions within the same turn add nothing). Tokens come from
@@ -133,3 +152,143 @@ class JsonBagValue:
     def _check_seat(self, seat: int) -> None:
         if not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.n_seats):
             raise ValueError(f"JsonBagValue: seat must be an int in 0..{self.n_seats - 1}, got {seat!r}")
+
+
+class DeterminizedJsonBagValue(JsonBagValue):
+    """JsonBagValue over `to_json()` of determinized states; every decision's sample joins the trajectory bag.
+
+    Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
+    are walked, and none under which no feature lies): each decision's sample against the last sample, each
+    child against its decision's sample. values_batch values many candidates in one numpy pass (JSD to all
+    prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
+    batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
+    """
+
+    def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full",
+                 token_filter: TokenFilter | None = None):
+        if frequency not in FREQUENCIES:
+            raise ValueError(f"DeterminizedJsonBagValue: frequency must be one of {FREQUENCIES}, got {frequency!r}")
+        self.frequency = frequency
+        super().__init__(prototypes_by_seat, features, mode="both", num_suffix=True, token_filter=token_filter)
+        self._dense = len(self.features) <= _DENSE_WIDTH
+        self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
+        self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
+        self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
+        self._terms = prototype_terms(self._shares, self._empty)  # over every feature column
+
+    def reset(self) -> None:
+        """Start a new game: an empty trajectory."""
+        super().reset()
+        self._trajectory_mass = 0  # the trajectory's count in and outside the index
+        self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
+        self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
+        self._base, self._base_mass = np.zeros(len(self.features)), 0  # trajectory plus reference: what children add to
+
+    def begin_decision(self, state, seat: int) -> None:
+        """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
+        trajectory bag and becomes the reference the children are counted against."""
+        self._check_seat(seat)
+        doc, columns, counts = state.to_json(), [], []
+        mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+        reference_counts = self._reference_counts  # never changed in place: a new array when it changes
+        if columns:
+            reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
+        self._reference, self._reference_counts, self._reference_mass = doc, reference_counts, mass
+        self.trajectory = self.trajectory + reference_counts
+        self.trajectory_outside += mass - reference_counts.sum()
+        self._trajectory_mass += mass
+        self._base, self._base_mass = self.trajectory + reference_counts, self._trajectory_mass + mass
+
+    def value(self, state, seat: int) -> float:
+        """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
+        return float(self.values_batch([state], seat)[0])
+
+    def values_batch(self, states: Sequence, seat: int) -> np.ndarray:
+        """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
+        counted as the reference plus its changes from it, and all states by one np.bincount."""
+        self._check_seat(seat)
+        reference, base_mass = self._reference, self._base_mass
+        columns, counts, lengths, totals = [], [], [], []
+        for state in states:
+            size = len(columns)
+            totals.append(base_mass + self._change_columns(reference, state.to_json(), columns, counts))
+            lengths.append(len(columns) - size)
+        n, base = len(states), self._base
+        if self._dense:
+            width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
+        else:  # over the columns in use only
+            used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
+            width, places, base, terms = len(used), np.searchsorted(used, columns), base[used], self._terms_over(used)
+        if not columns:
+            return self._values_of_counts(np.tile(base, (n, 1)), totals, terms)[:, seat]
+        places += np.repeat(np.arange(0, n * width, width), lengths)
+        x = np.bincount(places, counts, n * width).reshape(n, width)
+        x += base
+        return self._values_of_counts(x, totals, terms)[:, seat]
+
+    def _change_columns(self, old: dict | list, new: dict | list, columns: list, counts: list) -> int:
+        """Extend columns and counts by the signed column counts of the changes from `old` to `new`; returns
+        their change in whole mass (inside and outside the index). Each change's counts are cached: in one game
+        the same values change at the same places again and again (keys: see _hashable)."""
+        cache, mass = self._change_cache, 0
+        for change in self._delta.changes(old, new):
+            before, after, paths = change
+            if type(before) in _CONTAINERS or type(after) in _CONTAINERS:
+                change = (_hashable(before), _hashable(after), paths)
+            entry = cache.get(change)
+            if entry is None:
+                entry = self._cache_change(change, before, after, paths)
+            columns += entry[0]
+            counts += entry[1]
+            mass += entry[2]
+        return mass
+
+    def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
+        """(columns, signed counts, mass change) of one change, remembered under `key`."""
+        if len(self._change_cache) >= _CHANGE_CACHE_LIMIT:
+            self._change_cache.clear()
+        columns, counts, mass = [], [], 0
+        for token, times in self._delta.tokens_of_change(before, after, paths).items():
+            column = self._column(token)
+            if column >= 0:
+                columns.append(column)
+                counts.append(times)
+                mass += times
+            elif column == _OUTSIDE:
+                mass += times
+        entry = self._change_cache[key] = (columns, counts, mass)
+        return entry
+
+    def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
+        """V of every seat for one count vector over `features` (plus outside mass when unrestricted)."""
+        counts = np.asarray(counts, dtype=float)
+        if counts.shape != (len(self.features),) or not np.all(np.isfinite(counts)) or np.any(counts < 0):
+            raise ValueError(f"values_of: counts must be {len(self.features)} finite counts >= 0")
+        totals = [counts.sum() + float(outside_mass)]
+        if self._dense:
+            return self._values_of_counts(counts[None, :], totals, self._terms)[0]
+        used = np.flatnonzero(counts)
+        return self._values_of_counts(counts[None, used], totals, self._terms_over(used))[0]
+
+    def values_of_bag(self, bag: Mapping[str, float]) -> list[float]:
+        """V of every seat for a trajectory bag given as token -> count (filtered and unknown tokens as usual)."""
+        counts = np.zeros(len(self.features))
+        outside = self._add(bag, counts)
+        return self.values_of(counts, outside).tolist()
+
+    def _terms_over(self, used: np.ndarray) -> PrototypeTerms:
+        """The prototypes' terms over the columns `used` (every feature's are self._terms)."""
+        return prototype_terms(self._shares[:, used], self._empty)
+
+    def _values_of_counts(self, x: np.ndarray, totals: list[float], terms: PrototypeTerms) -> np.ndarray:
+        """(n, seats) V of n count rows `x` over the columns of `terms`, whose whole masses are `totals`."""
+        return seat_values(jsd_by_terms(x, totals, terms))
+
+
+_CONTAINERS = (dict, list)
+
+
+def _hashable(value):
+    """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
+    their orjson bytes."""
+    return orjson.dumps(value) if type(value) in _CONTAINERS else value

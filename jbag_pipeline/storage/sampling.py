@@ -12,9 +12,11 @@ import polars as pl
 
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.model.variants import FREQUENCIES  # defined with the model; kept importable from here
 from jbag_pipeline.storage.schemas import SAMPLED_STATES
 
-FREQUENCIES = ("full", "interval", "random")
+__all__ = ["FREQUENCIES", "sampled_states"]
+
 
 def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
                    memory_limit: str = "4GB") -> pl.DataFrame:

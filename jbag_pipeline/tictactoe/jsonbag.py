@@ -2,7 +2,7 @@
 
 A board's bag is the tokens of its own state JSON only, no history: many move orders reach the same board,
 so no single trajectory belongs to it. Its V is computed as the evaluation's JSON-Bag value does
-(jsonbag_agent.make_jsonbag_value: outcome tokens filtered; a feature variant restricts board and
+(model.value_tables.make_jsonbag_value: outcome tokens filtered; a feature variant restricts board and
 prototypes to its tokens; variant "none" is exact JSD over the full token union), vectorised over the
 5,478 valid boards. The JSON-Bag policy is OSLA's rule: a winning child first (+inf), a losing one last
 (-inf), every other child, drawn terminal boards included, by the mover's V; ties split evenly.
@@ -21,13 +21,13 @@ from scipy import stats
 
 from engines.tictactoe import TicTacToe
 from jbag_pipeline.model.bags import Vocabulary, jsd_matrix
-from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, NO_SELECTION, make_jsonbag_value
-from jbag_pipeline.storage.sampling import FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
 from jbag_pipeline.tictactoe.table import SETTINGS, agent_results
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
-from jbag_pipeline.model.value import JsonBagValue
+from jbag_pipeline.model.value import JsonBagValue, seat_values
+from jbag_pipeline.model.value_tables import make_jsonbag_value
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELECTION
 
 GAME = "tictactoe"
 CELL_VALUES = {".": 0, "x": 1, "o": 2}  # the engine's pieces as exact.py's cell values
@@ -106,11 +106,8 @@ def board_seat_values(value: JsonBagValue) -> np.ndarray:
     selector = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(vocabulary), len(value.features)))
     outside_mass = np.asarray(matrix[:, outside].sum(axis=1)).ravel()
     distances = jsd_matrix(matrix @ selector, value.prototypes, outside_mass)
-    closeness = 1.0 - distances  # V_i = (1 - d_i) / sum_j (1 - d_j), uniform when every d is 1 (value_from_distances)
-    totals = closeness.sum(axis=1, keepdims=True)
-    seats = np.divide(closeness, totals, out=np.full_like(closeness, 1.0 / value.n_seats), where=totals > 0)
     values = np.full((N_BOARDS, value.n_seats), np.nan)
-    values[boards] = seats
+    values[boards] = seat_values(distances)
     return values
 
 

@@ -23,7 +23,7 @@ import polars as pl
 from engines import load_game
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.agents.evaluation import play_control, play_evaluation
-from jbag_pipeline.agents.jsonbag_agent import make_jsonbag_value
+from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun, TransferSettings
 from jbag_pipeline.storage.sampling import sampled_states

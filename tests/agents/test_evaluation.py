@@ -13,9 +13,9 @@ from engines.agents import RandomAgent
 from engines.match import play_match, replay
 from jbag_pipeline.agents.evaluation import (CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, evaluation_seed,
                                              play_control, play_evaluation)
-from jbag_pipeline.agents.jsonbag_agent import make_jsonbag_value
+from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.tokenize import tokenize_trajectory
-from tests.helpers.prototypes import build_prototypes
+from jbag_pipeline.model.prototypes import build_prototypes
 
 
 def lake_tables(game, n_games: int = 6) -> tuple[pl.DataFrame, pl.DataFrame]:

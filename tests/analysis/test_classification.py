@@ -9,7 +9,7 @@ from jbag_pipeline.analysis.classification import (
     PREFIXES, classification_rows, split_games, token_overlap, train_selected_features, variant_classification_table,
     variant_combos, winner_classification_table,
 )
-from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS
+from jbag_pipeline.model.variants import FEATURE_VARIANTS
 from jbag_pipeline.storage.sampling import sampled_states
 from jbag_pipeline.storage.segments import segmented_bags
 from jbag_pipeline.model.selection import select_features

@@ -12,7 +12,7 @@ from engines.match import play_match
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.leakage import counters_kept, counters_kept_tables, leaky_tokens
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.agents.jsonbag_agent import make_jsonbag_value
+from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS,
                                             TURN_ORDER_FIELDS, fit_stumps, leaky_tokens_table)
 from jbag_pipeline.presets import GameRun, get_preset, token_filter_for

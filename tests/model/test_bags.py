@@ -8,11 +8,12 @@ import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
 
 import jbag_pipeline.model.bags as bags_module
-from jbag_pipeline.model.bags import Vocabulary, jsd, jsd_matrix, jsd_to_prototypes, normalise
+from jbag_pipeline.model.bags import (Vocabulary, jsd, jsd_by_terms, jsd_matrix, jsd_to_prototypes, normalise,
+                                      prototype_terms, row_shares)
+from jbag_pipeline.model.prototypes import build_prototypes
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
-from jbag_pipeline.model.value import JsonBagValue, value_from_distances
-from tests.helpers.prototypes import (build_prototypes, jsd_to_prototypes_sparse, pnns_distances, pnns_predict,
-                                     prototype_matrix)
+from jbag_pipeline.model.value import JsonBagValue, seat_values, value_from_distances
+from tests.helpers.pnns import jsd_to_prototypes_sparse, pnns_distances, pnns_predict, prototype_matrix
 
 
 def random_bag(rng: np.random.Generator, n_tokens: int = 12, density: float = 0.5) -> dict[str, int]:
@@ -99,15 +100,6 @@ def test_batched_sparse_jsd_matches_scalar_jsd_across_blocks(monkeypatch):
     assert got == pytest.approx(np.array([[jsd(bag, p) for p in protos] for bag in restricted]), abs=1e-12)
 
 
-def test_build_prototypes_sums_counts_and_leaves_draws_out():
-    labelled = [({"a": 3}, 1), ({"a": 1, "b": 4}, 0), ({"b": 1}, 1), ({"z": 9}, None)]
-    assert build_prototypes(labelled) == {0: {"a": 0.2, "b": 0.8}, 1: {"a": 0.75, "b": 0.25}}
-    assert list(build_prototypes(labelled)) == [0, 1]
-    assert build_prototypes(labelled, normalised_mix=True)[1] == {"a": 0.5, "b": 0.5}
-    with pytest.raises(ValueError, match="item 0 must be a"):
-        build_prototypes([{"a": 1}])
-
-
 def test_pnns_on_a_toy_set():
     rng = np.random.default_rng(5)
     palettes = {0: ["r1", "r2", "r3"], 1: ["g1", "g2", "g3"], 2: ["b1", "b2", "b3"]}
@@ -143,6 +135,29 @@ def test_value_from_distances():
         value_from_distances([0.5, 1.5])
     with pytest.raises(ValueError, match="non-empty"):
         value_from_distances([])
+
+
+def test_seat_values_of_a_batch_equal_each_rows_value_from_distances():
+    distances = np.array([[0.2, 0.6, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.5], [0.3, 1.0, 0.9]])
+    batch = seat_values(distances)
+    for row, expected in zip(batch, distances):
+        assert row.tolist() == value_from_distances(expected).tolist()  # the same floats, not just close
+    assert batch[1].tolist() == [1 / 3] * 3
+
+
+def test_jsd_by_terms_agrees_with_the_sparse_kernel():
+    rng = np.random.default_rng(3)
+    prototypes = rng.integers(0, 5, size=(4, 30)).astype(float)
+    prototypes[2] = 0.0  # a seat that never won
+    x = rng.integers(0, 4, size=(25, 30)).astype(float)
+    x[[3, 7]] = 0.0  # empty rows; row 7 has mass outside the columns only
+    outside = rng.integers(0, 3, size=25).astype(float)
+    outside[3] = 0.0
+    shares, empty = row_shares(prototypes, "test")
+    got = jsd_by_terms(x, (x.sum(axis=1) + outside).tolist(), prototype_terms(shares, empty))
+    assert got == pytest.approx(jsd_matrix(sp.csr_matrix(x), prototypes, outside), abs=1e-12)
+    assert got[3].tolist() == [1.0, 1.0, 0.0, 1.0]  # an empty bag: exactly 0 to the empty prototype, 1 to others
+    assert got[7] == pytest.approx([1.0] * 4, abs=1e-12)  # mass outside every prototype's columns
 
 
 class FakeState:

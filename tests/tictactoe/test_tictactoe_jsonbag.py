@@ -12,8 +12,8 @@ from scipy import stats
 from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
-from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
-from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.model.value_tables import make_jsonbag_value
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
 from jbag_pipeline.tictactoe.jsonbag import (
@@ -23,7 +23,7 @@ from jbag_pipeline.tictactoe.jsonbag import (
 )
 from jbag_pipeline.tictactoe.table import SETTINGS
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state, tokenize_trajectory
-from tests.helpers.prototypes import build_prototypes
+from jbag_pipeline.model.prototypes import build_prototypes
 from tests.helpers.sampling import sample_state_indices
 
 GAME = load_game("tictactoe")

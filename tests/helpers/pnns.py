@@ -1,40 +1,13 @@
-"""Class prototypes of labelled bags and prototype nearest-neighbour search (P-NNS) by JSD, in plain Python.
-
-A reference for tests and benchmarks (the pipeline computes prototypes in sql/winner_prototypes.sql).
-"""
+"""Prototype nearest-neighbour search (P-NNS) by JSD over token -> share prototypes (model.prototypes.
+build_prototypes makes them), for tests of the JSD kernel."""
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable, Mapping, Sequence
+from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
 from jbag_pipeline.model.bags import Bag, Vocabulary, jsd_matrix, normalise
-
-
-def build_prototypes(labelled_bags: Iterable[tuple[Bag, Hashable | None]], *,
-                     normalised_mix: bool = False) -> dict[Hashable, dict[str, float]]:
-    """Label -> prototype: the normalised sum of the token counts of the bags with that label.
-
-    Bags labelled None (draws) are left out. normalised_mix=True sums the normalised bags instead, so
-    every bag weighs the same (the reference code's `normalized_mix` option; off in its experiments).
-    Labels come out sorted.
-    """
-    sums: dict[Hashable, dict[str, float]] = {}
-    for position, pair in enumerate(labelled_bags):
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise ValueError(f"build_prototypes: item {position} must be a (bag, label) pair, got {pair!r}")
-        bag, label = pair
-        if label is None:
-            continue
-        total = sums.setdefault(label, {})
-        for token, count in (normalise(bag) if normalised_mix else bag).items():
-            total[token] = total.get(token, 0) + count
-    try:
-        labels = sorted(sums)
-    except TypeError:
-        raise ValueError(f"build_prototypes: labels must be mutually sortable, got {list(sums)!r}") from None
-    return {label: normalise(sums[label]) for label in labels}
 
 
 def prototype_matrix(prototypes: Mapping[Hashable, Bag]) -> tuple[list, Vocabulary, np.ndarray]:
