@@ -14,6 +14,7 @@ import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.storage.io_manager import lake_resources
 
 
 # progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
@@ -102,7 +103,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
         progress(label + " ...")
         start = time.perf_counter()
         outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
-                                 resources={"settings": settings}, instance=instance, tags=tags, raise_on_error=True)
+                                 resources=lake_resources(settings), instance=instance, tags=tags, raise_on_error=True)
         rows = {}
         for event in outcome.get_asset_materialization_events():
             mat = event.event_specific_data.materialization
