@@ -35,8 +35,10 @@ def asset_names(assets_defs) -> list[str]:
 
 
 def _game_of(partition_key: str) -> str:
-    """The game of a partition key: 'connect4', 'connect4|full-none' (evaluation), 'connect4-6x7-to-8x8' (transfer)."""
-    return partition_key.split("|")[0].split("-")[0]
+    """The game of a partition key: 'connect4', (game, pair) of an evaluation key, 'connect4-6x7-to-8x8' (transfer)."""
+    if isinstance(partition_key, dg.MultiPartitionKey):
+        return partition_key.keys_by_dimension["game"]
+    return partition_key.split("-")[0]
 
 
 # unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
@@ -49,8 +51,8 @@ SUMMARY_ASSETS = ("catalog", "report")
 
 
 def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
-    parts = key.split("|")
-    return (games is None or _game_of(key) in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
+    pair = key.keys_by_dimension.get("pair") if isinstance(key, dg.MultiPartitionKey) else None
+    return (games is None or _game_of(key) in games) and (pairs is None or pair is None or pair in pairs)
 
 
 def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
