@@ -65,7 +65,8 @@ def winner_prototypes(settings: JbagSettings, trajectory_bags: pl.DataFrame, sel
     sizes = prototypes.group_by("frequency", "seat").agg(pl.len().alias("tokens")).sort("frequency", "seat")
     top = prototypes.filter(pl.col("frequency") == "full").sort(["seat", "p"], descending=[False, True]) \
         .group_by("seat", maintain_order=True).head(5)
-    yield dg.Output(prototypes, metadata={"tokens_per_prototype": preview(sizes, 30), "top_tokens_full": preview(top, 40)})
+    yield dg.Output(prototypes, metadata={"tokens_per_prototype": preview(sizes, 30),
+                                          "top_tokens_full": preview(top, 40)})
     yield sum_to_one_check(prototypes, ["frequency", "seat"], "prototypes_sum_to_one")
 
 

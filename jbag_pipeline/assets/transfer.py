@@ -53,7 +53,8 @@ def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
     mapping = prepared.mapping.with_columns(pl.lit(key).alias("pair"))
     results = transfer_experiment((game, pair["source_params"]), (game, pair["target_params"]),
                                   settings=transfer_settings, source_tables=source_tables,
-                                  target_tables=target_tables, prepared=prepared).with_columns(pl.lit(key).alias("pair"))
+                                  target_tables=target_tables, prepared=prepared)
+    results = results.with_columns(pl.lit(key).alias("pair"))
     kinds = mapping.group_by("match_kind").len().sort("match_kind")
     yield dg.Output(mapping, output_name="token_mappings", metadata={"match_kinds": preview(kinds)})
     verdicts = results.filter(pl.col("verdict").is_not_null()).group_by("verdict").len().sort("verdict")

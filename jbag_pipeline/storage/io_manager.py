@@ -43,13 +43,13 @@ class LakeIOManager(dg.ConfigurableIOManager):
         if not context.has_asset_partitions:
             return lake.read_table(root, table)
         keys = list(context.asset_partition_keys)
-        partitions_def = context.asset_partitions_def
         if not context.has_partition_key and len(keys) > 1:  # an unpartitioned reader of every partition: what exists
             return lake.read_table(root, table)
+        partitions_def = context.asset_partitions_def
+        if isinstance(partitions_def, dg.MultiPartitionsDefinition):
+            keys = [partitions_def.get_partition_key_from_str(key) for key in keys]
         metadata = context.upstream_output.definition_metadata if context.upstream_output else None
-        frames = [lake.read_table(root, table, lake_partition(partitions_def.get_partition_key_from_str(key)
-                                                              if isinstance(partitions_def, dg.MultiPartitionsDefinition)
-                                                              else key, metadata)) for key in keys]
+        frames = [lake.read_table(root, table, lake_partition(key, metadata)) for key in keys]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
 
