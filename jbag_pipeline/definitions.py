@@ -7,6 +7,7 @@ import dagster as dg
 from jbag_pipeline.assets import (catalog, classification, evaluation, ingest, ingested_model, leakage, model, reference,
                                   report, selection, selfplay, tictactoe, transfer)
 from jbag_pipeline.resources import settings_from_env
+from jbag_pipeline.storage.io_manager import LakeIOManager
 from jbag_pipeline.automation.schedules import build_refresh
 from jbag_pipeline.automation.sensors import inbox_sensor
 
@@ -38,10 +39,11 @@ ALL_ASSETS = [
 ]
 
 REFRESH = build_refresh(ALL_ASSETS)
+SETTINGS = settings_from_env()
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    resources={"settings": settings_from_env()},
+    resources={"io_manager": LakeIOManager(settings=SETTINGS), "settings": SETTINGS},
     jobs=REFRESH.jobs,
     schedules=[REFRESH.schedule],
     sensors=[REFRESH.followup_sensor, inbox_sensor],

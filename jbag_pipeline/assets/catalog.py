@@ -2,19 +2,11 @@
 
 import dagster as dg
 
-from jbag_pipeline.storage.catalog import catalog_path, publish
+from jbag_pipeline.storage.catalog import VIEWS, catalog_path, publish
 from jbag_pipeline.resources import JbagSettings
 
 
-@dg.asset(group_name="catalog", deps=["selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags",
-                                      "winner_prototypes", "winner_classification", "variant_classification",
-                                      "segmented_bags", "selected_features", "feature_summary",
-                                      "evaluation_control", "evaluation_games", "stability_games", "evaluation_summary",
-                                      "stability_summary", "verdicts", "paper_table_1", "paper_table_2",
-                                      "effect_sizes", "token_mappings", "transfer_results",
-                                      "tictactoe_values", "tictactoe_compression", "tictactoe_jsonbag",
-                                      "ingested_games", "ingested_tokens", "ingested_bags", "ingested_prototypes",
-                                      "ingested_classification"],
+@dg.asset(group_name="catalog", deps=list(dict.fromkeys(VIEWS.values())),
           description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).",
           check_specs=[dg.AssetCheckSpec("one_generation_per_game", asset="catalog",
                                          description="no game partition was withheld for coming from another run")])

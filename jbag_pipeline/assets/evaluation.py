@@ -9,7 +9,7 @@ import polars as pl
 
 from engines import GAMES
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition
 from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
@@ -34,53 +34,47 @@ def _setup_of(selfplay: pl.DataFrame) -> tuple[int, dict]:
     return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
 
 
-def _selfplay_setup(settings: JbagSettings, game: str) -> tuple[int, dict]:
-    return _setup_of(read_partition(settings, "selfplay_games", game))
-
-
-def _games_metadata(games: pl.DataFrame, path, seconds: float) -> dict:
+def _games_metadata(games: pl.DataFrame, seconds: float) -> dict:
     per_seat = games.group_by("seat").agg(pl.col("score").mean().alias("mean_score"),
                                           (pl.col("score") == 1).mean().alias("win_rate"),
                                           pl.len().alias("games")).sort("seat")
-    return {**table_metadata(games.drop("actions"), path), "seconds": seconds,
+    return {"preview": preview(games.drop("actions")), "seconds": seconds,
             "win_rate": float((games["score"] == 1).mean() or 0.0), "per_seat": preview(per_seat)}
 
 
-@dg.asset(group_name="evaluation", partitions_def=game_partitions, deps=["selfplay_games"],
+@dg.asset(group_name="evaluation", partitions_def=game_partitions,
           check_specs=[dg.AssetCheckSpec("every_seat_controlled", asset="evaluation_control")],
           description="Control arm: baseline OSLA in every seat on the games the pairs play; results per seat.")
-def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings):
+def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings, selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
-    n_players, params = _selfplay_setup(settings, game)
+    n_players, params = _setup_of(selfplay_games)
     games_per_seat = game_run(preset, game).eval_games_per_seat
     started = time.perf_counter()
     games = play_control(game, params, games_per_seat, preset.seed)
     seconds = time.perf_counter() - started
     table = control_table(games)
-    path = lake.write_table(table, settings.root(), "evaluation_control", {"game": game})
-    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "seconds": seconds,
-                                         "chance_win_rate": 1 / n_players})
+    yield dg.Output(table, metadata={"seconds": seconds, "chance_win_rate": 1 / n_players})
     yield dg.AssetCheckResult(check_name="every_seat_controlled",
                               passed=games_per_seat == 0 or table["seat"].to_list() == list(range(n_players)))
 
 
 @dg.asset(group_name="evaluation", partitions_def=evaluation_partitions,
-          deps=["winner_prototypes", "selected_features", "counters_kept_prototypes", "counters_kept_features",
-                "selfplay_games"],
+          deps=["winner_prototypes", "selected_features", "counters_kept_prototypes", "counters_kept_features"],
           check_specs=[dg.AssetCheckSpec("every_seat_played", asset="evaluation_games")],
           description="One row per evaluation game: the JSON-Bag OSLA in one seat, baseline OSLAs in the others.")
-def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
+def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, selfplay_games: pl.DataFrame):
+    # selfplay_games: the key's game partition (Dagster maps a (game, pair) key to its game dimension)
     keys = context.partition_key.keys_by_dimension
     game, pair = keys["game"], keys["pair"]
     frequency, variant = split_pair(pair)
     preset = settings.get_preset()
     run = game_run(preset, game)
-    n_players, params = _selfplay_setup(settings, game)
+    n_players, params = _setup_of(selfplay_games)
     sensitivity = variant == SENSITIVITY_VARIANT  # the headline pair with the turn-order counters kept
     tables = ("counters_kept_prototypes", "counters_kept_features") if sensitivity else \
         ("winner_prototypes", "selected_features")
-    prototypes, features = (read_partition(settings, table, game) for table in tables)
+    prototypes, features = (read_partition(settings, table, game) for table in tables)  # only this pair's tables
     token_filter = token_filter_for(preset, game, keep_counters=sensitivity)
 
     def value_factory():
@@ -91,29 +85,25 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
     games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
     seconds = time.perf_counter() - started
     games = games.drop("seconds")  # wall time would make reruns differ; it goes to the metadata instead
-    path = lake.write_table(games, settings.root(), "evaluation_games", {"game": game, "pair": pair})
-    yield dg.MaterializeResult(metadata=_games_metadata(games, path, seconds))
+    yield dg.Output(games, metadata=_games_metadata(games, seconds))
     yield dg.AssetCheckResult(check_name="every_seat_played",
                               passed=run.eval_games_per_seat == 0 or set(games["seat"]) == set(range(n_players)))
 
 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,
-          deps=["trajectory_bags", "segmented_bags", "selfplay_games"],
           description="The headline pair's value function rebuilt from each of two disjoint halves of the self-play "
                       "games, evaluated as evaluation_games is (column half: a or b).")
-def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
+def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings, trajectory_bags: pl.DataFrame,
+                    segmented_bags: pl.DataFrame, selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
-    selfplay = read_partition(settings, "selfplay_games", game)
-    n_players, params = _setup_of(selfplay)
-    bags = read_partition(settings, "trajectory_bags", game)
-    segmented = read_partition(settings, "segmented_bags", game)
+    n_players, params = _setup_of(selfplay_games)
     frequency, variant = split_pair(HEADLINE)
     token_filter = token_filter_for(preset, game)
     started, played, skipped = time.perf_counter(), [], []
-    for half, game_ids in split_halves(selfplay).items():
-        tables = half_tables(bags, segmented, selfplay, game_ids, frequency, k=preset.top_k,
+    for half, game_ids in split_halves(selfplay_games).items():
+        tables = half_tables(trajectory_bags, segmented_bags, selfplay_games, game_ids, frequency, k=preset.top_k,
                              n_estimators=preset.rf_trees, seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
         if tables is None:
             skipped.append(half)
@@ -127,45 +117,53 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
     seconds = time.perf_counter() - started
     games = pl.concat(played) if played else pl.DataFrame(schema=STABILITY_GAMES)
-    path = lake.write_table(games, settings.root(), "stability_games", {"game": game})
     note = (f"half {', '.join(skipped)} skipped: its games were won by fewer than two seats, so no feature selection"
             if skipped else "both halves evaluated")
-    yield dg.MaterializeResult(metadata={**_games_metadata(games, path, seconds), "halves": list(HALVES),
-                                         "note": note})
+    yield dg.Output(games, metadata={**_games_metadata(games, seconds), "halves": list(HALVES), "note": note})
+
+
+SUMMARY_INPUTS = {  # summary table -> what it is computed from (its lineage in the asset graph)
+    "evaluation_summary": {"evaluation_games", "evaluation_control"},
+    "paper_table_1": {"evaluation_games", "evaluation_control"},
+    "paper_table_2": {"evaluation_games", "evaluation_control"},
+    "effect_sizes": {"evaluation_games"},
+    "stability_summary": {"stability_games", "evaluation_control"},
+    "verdicts": {"evaluation_games", "evaluation_control", "stability_games"},
+}
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec("evaluation_summary", group_name="evaluation", deps=["evaluation_games", "evaluation_control"],
-                     description="Per pair and seat: win rate (Wilson 95%), mean score (bounded 95% interval), exact "
-                                 "test against the control, Holm-adjusted p and a verdict."),
-        dg.AssetSpec("paper_table_1", group_name="evaluation", deps=["evaluation_games", "evaluation_control"],
-                     description="Table I: the top-3 (prototype frequency, feature variant) pairs per game."),
-        dg.AssetSpec("paper_table_2", group_name="evaluation", deps=["evaluation_games", "evaluation_control"],
-                     description="Table II: the best prototype frequency without feature selection per game."),
-        dg.AssetSpec("effect_sizes", group_name="evaluation", deps=["evaluation_games"],
-                     description="Table III: eta-squared, partial eta-squared, omega-squared and the ANOVA F test of "
-                                 "prototype frequency and feature selection per game, beside the null expectation."),
-        dg.AssetSpec("stability_summary", group_name="evaluation", deps=["stability_games", "evaluation_control"],
-                     description="The headline pair's win rate and verdict from each half of the self-play games."),
-        dg.AssetSpec("verdicts", group_name="evaluation",
-                     deps=["evaluation_games", "evaluation_control", "stability_games"],
-                     description="One row per game: the paper's claim, our best pair against the control, the "
-                                 "verdict."),
-    ],
+    outs={
+        "evaluation_summary": dg.AssetOut(group_name="evaluation", description=(
+            "Per pair and seat: win rate (Wilson 95%), mean score (bounded 95% interval), exact test against the "
+            "control, Holm-adjusted p and a verdict.")),
+        "paper_table_1": dg.AssetOut(group_name="evaluation", description=(
+            "Table I: the top-3 (prototype frequency, feature variant) pairs per game.")),
+        "paper_table_2": dg.AssetOut(group_name="evaluation", description=(
+            "Table II: the best prototype frequency without feature selection per game.")),
+        "effect_sizes": dg.AssetOut(group_name="evaluation", description=(
+            "Table III: eta-squared, partial eta-squared, omega-squared and the ANOVA F test of prototype frequency "
+            "and feature selection per game, beside the null expectation.")),
+        "stability_summary": dg.AssetOut(group_name="evaluation", description=(
+            "The headline pair's win rate and verdict from each half of the self-play games.")),
+        "verdicts": dg.AssetOut(group_name="evaluation", description=(
+            "One row per game: the paper's claim, our best pair against the control, the verdict.")),
+    },
+    deps=["stability_games"],
+    internal_asset_deps={name: {dg.AssetKey(table) for table in inputs} for name, inputs in SUMMARY_INPUTS.items()},
     check_specs=[dg.AssetCheckSpec("eta_squared_in_unit_interval", asset="effect_sizes"),
                  dg.AssetCheckSpec("control_for_every_evaluated_game", asset="evaluation_summary")],
 )
-def evaluation_tables(settings: JbagSettings):
+def evaluation_tables(settings: JbagSettings, evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame):
     root = settings.root()
-    games = lake.read_table(root, "evaluation_games")
-    control = lake.read_table(root, "evaluation_control")
+    games = evaluation_games
+    control = evaluation_control
     uncontrolled = sorted(set(games["game"]) - set(control["game"]))
     control = control.filter(pl.col("game").is_in(games["game"].unique().implode()))
     summary = summarise(games.filter(pl.col("game").is_in(control["game"].unique().implode())), control)
     selection_pairs = summary.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
     factorial = games.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
-    halves = (summarise(lake.read_table(root, "stability_games"), control, keys=(*PAIR, "half"))
+    halves = (summarise(lake.read_table(root, "stability_games"), control, keys=(*PAIR, "half"))  # optional input
               if lake.table_exists(root, "stability_games") else None)
     stability = stability_table(halves)
     verdicts = verdict_table(summary, stability)
@@ -173,12 +171,11 @@ def evaluation_tables(settings: JbagSettings):
               "paper_table_2": best_frequency_without_selection(selection_pairs),
               "effect_sizes": effect_sizes(factorial), "stability_summary": stability, "verdicts": verdicts}
     for name, table in tables.items():
-        path = lake.write_table(table, root, name)
         shown = table.filter(pl.col("scope") == "overall") if name == "evaluation_summary" else table
-        metadata = {**table_metadata(table, path), "table": preview(shown, 40)}
+        metadata = {"table": preview(shown, 40)}
         if name == "evaluation_summary":
             metadata["verdicts"] = preview(verdicts, 20)
-        yield dg.MaterializeResult(asset_key=name, metadata=metadata)
+        yield dg.Output(table, output_name=name, metadata=metadata)
     eta = tables["effect_sizes"]["eta_squared"].drop_nans().drop_nulls()
     yield dg.AssetCheckResult(asset_key="effect_sizes", check_name="eta_squared_in_unit_interval",
                               passed=bool(eta.is_between(0, 1).all()))

@@ -3,8 +3,7 @@
 import dagster as dg
 import polars as pl
 
-import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import game_partitions, preview, read_partition, table_metadata
+from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.analysis.leakage import LEAK_MARGIN, MIN_TEST_GAMES, leaky_tokens_table
 from jbag_pipeline.resources import JbagSettings
@@ -17,21 +16,18 @@ def _tokens(tokens: list[str], limit: int = 30) -> str:
     return ", ".join(f"`{t}`" for t in tokens[:limit]) + (f" ... ({len(tokens)} in all)" if len(tokens) > limit else "")
 
 
-@dg.asset(group_name="leakage", partitions_def=game_partitions, deps=["state_tokens", "selfplay_games"],
+@dg.asset(group_name="leakage", partitions_def=game_partitions,
           check_specs=[dg.AssetCheckSpec("no_leaky_token_kept", asset="leaky_tokens")],
           description="Tokens that alone (a one-token stump) predict the winner of held-out complete trajectories "
                       "far better than the majority seat, and whether the game's blacklist removes them.")
-def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings):
-    game = context.partition_key
+def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
+                 selfplay_games: pl.DataFrame):
     preset = settings.get_preset()
-    blacklist = preset.blacklist_for(game)
-    table, tested = leaky_tokens_table(read_partition(settings, "state_tokens", game),
-                                       read_partition(settings, "selfplay_games", game),
-                                       test_share=preset.test_share, blacklist=blacklist)
-    path = lake.write_table(table, settings.root(), "leaky_tokens", {"game": game})
+    blacklist = preset.blacklist_for(context.partition_key)
+    table, tested = leaky_tokens_table(state_tokens, selfplay_games, test_share=preset.test_share, blacklist=blacklist)
     kept = table.filter(~pl.col("blacklisted"))["token"].unique(maintain_order=True).to_list()
-    yield dg.MaterializeResult(metadata={
-        **table_metadata(table, path), "tokens_tested": tested, "blacklist": ", ".join(blacklist),
+    yield dg.Output(table, metadata={
+        "tokens_tested": tested, "blacklist": ", ".join(blacklist),
         "leaky_tokens": dg.MetadataValue.md(_tokens(table["token"].unique(maintain_order=True).to_list()) or "none"),
         "leaky_tokens_kept": dg.MetadataValue.md(_tokens(kept) or "none"),
         "rule": dg.MetadataValue.md(
@@ -61,32 +57,27 @@ def counters_kept_tables(state_tokens: pl.DataFrame, sampled_states: pl.DataFram
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec("counters_kept_prototypes", group_name="leakage", partitions_def=game_partitions,
-                     deps=["state_tokens", "sampled_states", "selfplay_games"],
-                     description="Winner prototypes at frequency full with the turn-order fields kept (only the "
-                                 "outcome fields dropped): the sensitivity row's prototypes."),
-        dg.AssetSpec("counters_kept_features", group_name="leakage", partitions_def=game_partitions,
-                     deps=["state_tokens", "sampled_states", "selfplay_games"],
-                     description="The Random-Forest `full` features with the turn-order fields kept."),
-    ],
+    partitions_def=game_partitions,
+    outs={
+        "counters_kept_prototypes": dg.AssetOut(group_name="leakage", description=(
+            "Winner prototypes at frequency full with the turn-order fields kept (only the outcome fields "
+            "dropped): the sensitivity row's prototypes.")),
+        "counters_kept_features": dg.AssetOut(group_name="leakage", description=(
+            "The Random-Forest `full` features with the turn-order fields kept.")),
+    },
 )
-def counters_kept(context: dg.AssetExecutionContext, settings: JbagSettings):
+def counters_kept(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
+                  sampled_states: pl.DataFrame, selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
     prototypes, features = counters_kept_tables(
-        read_partition(settings, "state_tokens", game), read_partition(settings, "sampled_states", game),
-        read_partition(settings, "selfplay_games", game), blacklist=preset.blacklist_for(game, keep_counters=True),
+        state_tokens, sampled_states, selfplay_games, blacklist=preset.blacklist_for(game, keep_counters=True),
         k=preset.top_k, n_estimators=preset.rf_trees, seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
-    root = settings.root()
-    prototypes_path = lake.write_table(prototypes, root, "counters_kept_prototypes", {"game": game})
-    features_path = lake.write_table(features, root, "counters_kept_features", {"game": game})
     counters = preset.turn_order_fields.get(game, ())
     of_counters = TokenFilter(counters)
     n_counters = sum(not of_counters.keeps(t) for t in features["token"].to_list())
-    yield dg.MaterializeResult(asset_key="counters_kept_prototypes",
-                               metadata=table_metadata(prototypes, prototypes_path))
-    yield dg.MaterializeResult(asset_key="counters_kept_features", metadata={
-        **table_metadata(features, features_path), "top_full": preview(features, 15),
+    yield dg.Output(prototypes, output_name="counters_kept_prototypes")
+    yield dg.Output(features, output_name="counters_kept_features", metadata={
+        "top_full": preview(features, 15),
         "turn_order_features": dg.MetadataValue.md(f"{n_counters} of {len(features)} selected tokens are of "
                                                    f"the turn-order fields {', '.join(counters) or '(none)'}")})

@@ -2,7 +2,6 @@
 
 import dagster as dg
 
-import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagSettings
@@ -16,12 +15,13 @@ class SelfplayConfig(dg.Config):
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec("selfplay_games", group_name="selfplay", partitions_def=game_partitions,
-                     description="One row per self-play game: seed, seats, agents, winner, scores, actions."),
-        dg.AssetSpec("selfplay_states", group_name="selfplay", partitions_def=game_partitions,
-                     description="The JSON of every state recorded after a turn ended, and the terminal state."),
-    ],
+    partitions_def=game_partitions,
+    outs={
+        "selfplay_games": dg.AssetOut(group_name="selfplay", description=(
+            "One row per self-play game: seed, seats, agents, winner, scores, actions.")),
+        "selfplay_states": dg.AssetOut(group_name="selfplay", description=(
+            "The JSON of every state recorded after a turn ended, and the terminal state.")),
+    },
     check_specs=[
         dg.AssetCheckSpec("every_game_has_states", asset="selfplay_states"),
         dg.AssetCheckSpec("game_ids_unique", asset="selfplay_games"),
@@ -33,19 +33,13 @@ def selfplay(context: dg.AssetExecutionContext, config: SelfplayConfig, settings
     run = game_run(preset, game)
     seeds = selfplay_seeds(preset.seed, config.block, run.selfplay_games)
     games, states = play_selfplay(game, run, seeds)
-    root = settings.root()
-    games_path = lake.write_table(games, root, "selfplay_games", {"game": game})
-    states_path = lake.write_table(states, root, "selfplay_states", {"game": game})
     winners = games.group_by("winner").len().sort("winner", nulls_last=True)
-    yield dg.MaterializeResult(asset_key="selfplay_games", metadata={
-        "dagster/row_count": len(games), "path": dg.MetadataValue.path(str(games_path)),
+    yield dg.Output(games, output_name="selfplay_games", metadata={
         "preset": preset.name, "mcts_iterations": run.mcts_iterations, "seed_block": config.block,
         "winners (null = draw)": preview(winners), "preview": preview(games.drop("actions")),
     })
-    yield dg.MaterializeResult(asset_key="selfplay_states", metadata={
-        "dagster/row_count": len(states), "path": dg.MetadataValue.path(str(states_path)),
-        "mean_states_per_game": float(games["n_states"].mean()), "preview": preview(states),
-    })
+    yield dg.Output(states, output_name="selfplay_states",
+                    metadata={"mean_states_per_game": float(games["n_states"].mean())})
     missing = set(games["game_id"]) - set(states["game_id"])
     yield dg.AssetCheckResult(asset_key="selfplay_states", check_name="every_game_has_states",
                               passed=not missing, metadata={"games_without_states": len(missing)})

@@ -5,8 +5,7 @@ import time
 import dagster as dg
 import polars as pl
 
-import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import preview, table_metadata
+from jbag_pipeline.assets.common import preview
 from jbag_pipeline.presets import token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.tictactoe.exact import evaluation_table
@@ -23,12 +22,10 @@ class TicTacToeConfig(dg.Config):
 
 @dg.asset(group_name="tictactoe", check_specs=[dg.AssetCheckSpec("valid_board_count", asset="tictactoe_values")],
           description="f_all over all 3^9 boards: terminal results, mean of children under random play, invalid 0.")
-def tictactoe_values(config: TicTacToeConfig, settings: JbagSettings):
+def tictactoe_values(config: TicTacToeConfig):
     table = evaluation_table(terminal_as_zero=config.terminal_as_zero)
-    path = lake.write_table(table, settings.root(), "tictactoe_values")
     empty = table.filter(pl.col("board") == 0)["f_all"][0]
-    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "f_all_empty_board": float(empty),
-                                         "valid_boards": int(table["valid"].sum())})
+    yield dg.Output(table, metadata={"f_all_empty_board": float(empty), "valid_boards": int(table["valid"].sum())})
     yield dg.AssetCheckResult(check_name="valid_board_count", passed=int(table["valid"].sum()) == 5478)
 
 
@@ -40,13 +37,12 @@ def tictactoe_compression(config: TicTacToeConfig, settings: JbagSettings):
     start = time.perf_counter()
     table = compression_table(w=config.inverse_temperature, terminal_as_zero=config.terminal_as_zero)
     root = settings.root()
-    path = lake.write_table(table, root, "tictactoe_compression")
     (root / "report").mkdir(parents=True, exist_ok=True)
     plot = plot_compression(table, root / "report" / "tictactoe_compression.png")
     heads = table.filter(pl.col("r").is_in([1, 2, 3])).select("method", "r", "Cr", "E", "vs_random_first_win",
                                                                "vs_random_second_win")
-    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "seconds": time.perf_counter() - start,
-                                         "ranks_1_to_3": preview(heads), "plot": dg.MetadataValue.path(str(plot))})
+    yield dg.Output(table, metadata={"seconds": time.perf_counter() - start, "ranks_1_to_3": preview(heads),
+                                     "plot": dg.MetadataValue.path(str(plot))})
     full = table.group_by("method").agg(pl.col("E").min().alias("min_e"), pl.col("E").max().alias("max_e"))
     ok = bool(((full["min_e"] < 1e-9) & ((full["max_e"] - 1).abs() < 1e-9)).all())
     yield dg.AssetCheckResult(check_name="error_bounds", passed=ok, metadata={"E_range": preview(full)})
@@ -62,25 +58,26 @@ METRICS_NOTE = (
     "(ties split evenly) plays an exact best move, beside `random_best_move_probability` for random play.")
 
 
-@dg.asset(group_name="tictactoe", deps=["winner_prototypes", "selected_features", "tictactoe_compression"],
+TICTACTOE = dg.SpecificPartitionsPartitionMapping(["tictactoe"])  # the tic-tac-toe partition of a per-game table
+
+
+@dg.asset(group_name="tictactoe",
+          ins={"winner_prototypes": dg.AssetIn(partition_mapping=TICTACTOE),
+               "selected_features": dg.AssetIn(partition_mapping=TICTACTOE), "tictactoe_compression": dg.AssetIn()},
           check_specs=[dg.AssetCheckSpec("board_count", asset="tictactoe_jsonbag")],
           description="JSON-Bag value functions of tic-tac-toe self-play against f_all: correlation within "
                       "move-count strata (headline) and pooled, best-move agreement beside the undecided share, "
                       "exact win rates (computed, not sampled: no intervals or verdicts), compression ratio.")
-def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings):
+def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings, winner_prototypes: pl.DataFrame,
+                      selected_features: pl.DataFrame, tictactoe_compression: pl.DataFrame):
     root = settings.root()
-    prototypes = lake.read_table(root, "winner_prototypes", {"game": "tictactoe"})
-    features = lake.read_table(root, "selected_features", {"game": "tictactoe"})
-    table = jsonbag_vs_exact_table(prototypes, features, w=config.inverse_temperature,
+    table = jsonbag_vs_exact_table(winner_prototypes, selected_features, w=config.inverse_temperature,
                                    token_filter=token_filter_for(settings.get_preset(), "tictactoe"))
-    path = lake.write_table(table, root, "tictactoe_jsonbag")
     (root / "report").mkdir(parents=True, exist_ok=True)
-    plot = plot_jsonbag_vs_compression(table, lake.read_table(root, "tictactoe_compression"),
-                                       root / "report" / "tictactoe_jsonbag.png")
+    plot = plot_jsonbag_vs_compression(table, tictactoe_compression, root / "report" / "tictactoe_jsonbag.png")
     headline = table.select("frequency", "variant", "spearman_within_move_count", "pearson_within_move_count",
                             "best_move_agreement", "undecided_share", "best_move_probability",
                             "random_best_move_probability", "spearman_pooled")
-    yield dg.MaterializeResult(metadata={**table_metadata(table, path), "results": preview(headline, 30),
-                                         "metrics": dg.MetadataValue.md(METRICS_NOTE),
-                                         "plot": dg.MetadataValue.path(str(plot))})
+    yield dg.Output(table, metadata={"results": preview(headline, 30), "metrics": dg.MetadataValue.md(METRICS_NOTE),
+                                     "plot": dg.MetadataValue.path(str(plot))})
     yield dg.AssetCheckResult(check_name="board_count", passed=bool((table["n_boards"] == 4520).all()))

@@ -3,9 +3,9 @@
 import dagster as dg
 import polars as pl
 
-import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import preview, table_metadata
+from jbag_pipeline.assets.common import preview
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.storage.io_manager import PARTITION_EXPR
 from jbag_pipeline.storage.schemas import TRANSFER_RESULTS
 from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, prepare_transfer, selfplay_tables,
                                                transfer_experiment)
@@ -25,16 +25,20 @@ TRANSFER_PAIRS = {pair_key(pair): pair for pair in DEFAULT_PAIRS}
 transfer_partitions = dg.StaticPartitionsDefinition(list(TRANSFER_PAIRS))
 
 
+PAIR_FOLDERS = {PARTITION_EXPR: "pair"}  # lake partition pair=<key>
+
+
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec("token_mappings", group_name="transfer", partitions_def=transfer_partitions,
-                     description="Per target token: the source token it takes its weight from, match kind, distance."),
-        dg.AssetSpec("transfer_results", group_name="transfer", partitions_def=transfer_partitions,
-                     description="Transferred (zero-shot), target-trained, random-mapping and fine-tuned JSON-Bag "
-                                 "OSLA against baseline OSLA on the target variant: win rate (Wilson 95%) against a "
-                                 "control (baseline OSLA in every seat, same seeds), exact p stratified by seat, "
-                                 "Holm across the methods, verdict; mean score with a bootstrap interval."),
-    ],
+    partitions_def=transfer_partitions,
+    outs={
+        "token_mappings": dg.AssetOut(group_name="transfer", metadata=PAIR_FOLDERS, description=(
+            "Per target token: the source token it takes its weight from, match kind, distance.")),
+        "transfer_results": dg.AssetOut(group_name="transfer", metadata=PAIR_FOLDERS, description=(
+            "Transferred (zero-shot), target-trained, random-mapping and fine-tuned JSON-Bag OSLA against baseline "
+            "OSLA on the target variant: win rate (Wilson 95%) against a control (baseline OSLA in every seat, same "
+            "seeds), exact p stratified by seat, Holm across the methods, verdict; mean score with a bootstrap "
+            "interval.")),
+    },
     check_specs=[dg.AssetCheckSpec("every_method_played", asset="transfer_results")],
 )
 def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
@@ -49,18 +53,13 @@ def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
     mapping = prepared.mapping.with_columns(pl.lit(key).alias("pair"))
     results = transfer_experiment((game, pair["source_params"]), (game, pair["target_params"]),
                                   settings=transfer_settings, source_tables=source_tables,
-                                  target_tables=target_tables, prepared=prepared).with_columns(pl.lit(key).alias("pair"))
-    root = settings.root()
-    mapping_path = lake.write_table(mapping, root, "token_mappings", {"pair": key})
-    results_path = lake.write_table(results, root, "transfer_results", {"pair": key})
+                                  target_tables=target_tables, prepared=prepared)
+    results = results.with_columns(pl.lit(key).alias("pair"))
     kinds = mapping.group_by("match_kind").len().sort("match_kind")
-    yield dg.MaterializeResult(asset_key="token_mappings",
-                               metadata={**table_metadata(mapping, mapping_path), "match_kinds": preview(kinds)})
+    yield dg.Output(mapping, output_name="token_mappings", metadata={"match_kinds": preview(kinds)})
     verdicts = results.filter(pl.col("verdict").is_not_null()).group_by("verdict").len().sort("verdict")
-    yield dg.MaterializeResult(asset_key="transfer_results",
-                               metadata={**table_metadata(results, results_path),
-                                         "results": preview(results.select(SHOWN_COLUMNS), 20),
-                                         "verdicts": preview(verdicts)})
+    yield dg.Output(results, output_name="transfer_results",
+                    metadata={"results": preview(results.select(SHOWN_COLUMNS), 20), "verdicts": preview(verdicts)})
     methods = set(results["method"])
     yield dg.AssetCheckResult(asset_key="transfer_results", check_name="every_method_played",
                               passed={"transferred", "random_mapping", "target_trained", CONTROL_METHOD} <= methods

@@ -20,6 +20,7 @@ from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
 from jbag_pipeline.ingest.trajectories import check_game_name, check_mode, problem_lines, trajectory_files
 from jbag_pipeline.ingest.store import QUARANTINE_TABLE, SOURCES_TABLE
 from jbag_pipeline.resources import JbagSettings, settings_from_env
+from jbag_pipeline.storage.io_manager import lake_resources
 from jbag_pipeline.cli.runner import QUIET
 
 INGEST_ASSETS = [ingested_games, *INGESTED_MODEL_ASSETS]
@@ -42,7 +43,7 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
     if not files:
         raise ValueError(f"ingest: no .json, .jsonl or .ndjson files in {list(paths)}")
     settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
-    resources = {"settings": settings}
+    resources = lake_resources(settings)
     dg.materialize(INGEST_ASSETS, run_config=ingest_run_config(files, game, mode), resources=resources,
                    instance=instance, raise_on_error=True)
     dg.materialize([catalog], run_config=QUIET, resources=resources, instance=instance, raise_on_error=True)

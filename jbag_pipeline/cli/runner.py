@@ -14,6 +14,7 @@ import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.storage.io_manager import lake_resources
 
 
 # progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
@@ -34,8 +35,10 @@ def asset_names(assets_defs) -> list[str]:
 
 
 def _game_of(partition_key: str) -> str:
-    """The game of a partition key: 'connect4', 'connect4|full-none' (evaluation), 'connect4-6x7-to-8x8' (transfer)."""
-    return partition_key.split("|")[0].split("-")[0]
+    """The game of a partition key: 'connect4', (game, pair) of an evaluation key, 'connect4-6x7-to-8x8' (transfer)."""
+    if isinstance(partition_key, dg.MultiPartitionKey):
+        return partition_key.keys_by_dimension["game"]
+    return partition_key.split("-")[0]
 
 
 # unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
@@ -48,8 +51,8 @@ SUMMARY_ASSETS = ("catalog", "report")
 
 
 def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
-    parts = key.split("|")
-    return (games is None or _game_of(key) in games) and (pairs is None or len(parts) == 1 or parts[1] in pairs)
+    pair = key.keys_by_dimension.get("pair") if isinstance(key, dg.MultiPartitionKey) else None
+    return (games is None or _game_of(key) in games) and (pairs is None or pair is None or pair in pairs)
 
 
 def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
@@ -102,7 +105,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
         progress(label + " ...")
         start = time.perf_counter()
         outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
-                                 resources={"settings": settings}, instance=instance, tags=tags, raise_on_error=True)
+                                 resources=lake_resources(settings), instance=instance, tags=tags, raise_on_error=True)
         rows = {}
         for event in outcome.get_asset_materialization_events():
             mat = event.event_specific_data.materialization

@@ -14,7 +14,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from collections.abc import Callable
+
+import polars as pl
+
 import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.ingest.store import GAMES_TABLE, partitions, replace_partition
 
 BUILT_FROM = "_built_from.json"
 
@@ -52,3 +57,25 @@ def record_built_from(root: Path, table: str, fingerprints: dict[str, str]) -> N
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def refresh_per_game(root: Path, table: str, inputs: tuple[str, ...], params: str,
+                     compute: Callable[[str], pl.DataFrame]) -> tuple[list[str], list[str]]:
+    """Write compute(game) as the partition of `table` of each ingested game whose `inputs` (or `params`) changed
+    since it was built, and remove the partitions of games no longer ingested; returns (games, games rebuilt)."""
+    games = partitions(root, GAMES_TABLE)
+    built = built_from(root, table)
+    rebuilt = []
+    for game in games:
+        fingerprint = input_fingerprint(root, inputs, game, params)
+        if built.get(game) == fingerprint and lake.partition_path(root, table, {"game": game}).exists():
+            continue
+        lake.write_table(compute(game), root, table, {"game": game})
+        built[game] = fingerprint
+        record_built_from(root, table, built)
+        rebuilt.append(game)
+    for stale in sorted(set(partitions(root, table)) - set(games)):
+        replace_partition(root, table, stale, pl.DataFrame())
+        built.pop(stale, None)
+        record_built_from(root, table, built)
+    return games, rebuilt

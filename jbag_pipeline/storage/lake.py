@@ -117,6 +117,8 @@ def _current_step():
     except dg.DagsterInvariantViolationError:
         return None
     settings = getattr(context.resources, "settings", None)
+    if settings is None:  # an asset that takes no settings itself: those the lake IO manager writes with
+        settings = getattr(getattr(context.resources, "io_manager", None), "settings", None)
     if settings is None or not hasattr(settings, "get_preset"):
         return None
     preset = settings.get_preset()

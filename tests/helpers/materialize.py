@@ -7,18 +7,28 @@ from pathlib import Path
 import dagster as dg
 
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.storage.io_manager import lake_resources
 
 GAME = "tictactoe"  # the cheapest game: every upstream table for it builds in about a second
 
 
 def smoke_resources(root: Path) -> dict:
-    return {"settings": JbagSettings(preset="smoke", data_dir=str(root))}
+    return lake_resources(JbagSettings(preset="smoke", data_dir=str(root)))
+
+
+def materialize_with(assets: list, settings: JbagSettings, **kwargs) -> dg.ExecuteInProcessResult:
+    """Run `assets` with `settings` and the lake IO manager. The run knows the whole graph, so the IO manager loads
+    inputs that the lake already holds (from earlier runs or written by the test)."""
+    from jbag_pipeline.definitions import ALL_ASSETS
+
+    graph = [*ALL_ASSETS, *(a for a in assets if all(a is not known for known in ALL_ASSETS))]
+    return dg.materialize(graph, selection=assets, resources=lake_resources(settings), **kwargs)
 
 
 def materialize(assets: list, root: Path, partition_key: str | None = None, **kwargs) -> dg.ExecuteInProcessResult:
     """Run `assets` on the smoke preset with data under `root`; fails the test unless the run succeeded."""
-    result = dg.materialize(assets, resources=smoke_resources(root), partition_key=partition_key,
-                            instance=dg.DagsterInstance.ephemeral(), **kwargs)
+    result = materialize_with(assets, JbagSettings(preset="smoke", data_dir=str(root)), partition_key=partition_key,
+                              instance=dg.DagsterInstance.ephemeral(), **kwargs)
     assert result.success
     return result
 

@@ -212,10 +212,11 @@ def test_without_paths_the_asset_ingests_the_inbox_and_an_empty_inbox_is_a_no_op
     from jbag_pipeline.assets.ingest import ingested_games
     from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
     from jbag_pipeline.resources import JbagSettings
+    from jbag_pipeline.storage.io_manager import lake_resources
 
     def materialize():
         return dg.materialize([ingested_games, *INGESTED_MODEL_ASSETS], instance=dg.DagsterInstance.ephemeral(),
-                              resources={"settings": JbagSettings(preset="smoke", data_dir=str(tmp_path))})
+                              resources=lake_resources(JbagSettings(preset="smoke", data_dir=str(tmp_path))))
 
     assert materialize().success  # what `jbag run` does when nobody dropped files in data/inbox
     assert table(tmp_path.resolve(), "ingested_sources").is_empty()

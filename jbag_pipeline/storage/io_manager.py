@@ -1,0 +1,58 @@
+"""The lake IO manager: an asset's returned polars frame becomes its lake partition, and inputs read upstream ones.
+
+One asset is one lake table (its key's last part). Its Dagster partition is the lake partition: a game key is
+`game=<key>`, a multi-partition key one folder per dimension (`game=<g>/pair=<p>`), and an asset whose single
+partition dimension is not a game names its folder key in the definition metadata `partition_expr` (transfer:
+`pair`). Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.
+"""
+
+import dagster as dg
+import polars as pl
+
+import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.resources import JbagSettings
+
+PARTITION_EXPR = "partition_expr"  # definition metadata: the lake folder key of a single-dimension partition
+
+
+def lake_partition(key: str | dg.MultiPartitionKey, metadata) -> dict[str, str]:
+    """The lake partition of a Dagster partition key of an asset with definition metadata `metadata`."""
+    if isinstance(key, dg.MultiPartitionKey):
+        return dict(sorted(key.keys_by_dimension.items()))
+    return {(metadata or {}).get(PARTITION_EXPR, "game"): str(key)}
+
+
+class LakeIOManager(dg.ConfigurableIOManager):
+    """Stores asset outputs (polars DataFrames) in the Parquet lake under the data directory of `settings`."""
+
+    settings: JbagSettings
+
+    def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
+        from jbag_pipeline.assets.common import table_metadata
+
+        table = context.asset_key.path[-1]
+        partition = lake_partition(context.asset_partition_key, context.definition_metadata) \
+            if context.has_asset_partitions else None
+        path = lake.write_table(obj, self.settings.root(), table, partition)
+        given = context.output_metadata or {}  # what the asset's Output set wins (a preview without wide columns)
+        context.add_output_metadata({k: v for k, v in table_metadata(obj, path).items() if k not in given})
+
+    def load_input(self, context: dg.InputContext) -> pl.DataFrame:
+        table = context.asset_key.path[-1]
+        root = self.settings.root()
+        if not context.has_asset_partitions:
+            return lake.read_table(root, table)
+        keys = list(context.asset_partition_keys)
+        if not context.has_partition_key and len(keys) > 1:  # an unpartitioned reader of every partition: what exists
+            return lake.read_table(root, table)
+        partitions_def = context.asset_partitions_def
+        if isinstance(partitions_def, dg.MultiPartitionsDefinition):
+            keys = [partitions_def.get_partition_key_from_str(key) for key in keys]
+        metadata = context.upstream_output.definition_metadata if context.upstream_output else None
+        frames = [lake.read_table(root, table, lake_partition(key, metadata)) for key in keys]
+        return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+
+
+def lake_resources(settings: JbagSettings) -> dict:
+    """The resources every run takes: the settings and the lake IO manager reading its data directory from them."""
+    return {"io_manager": LakeIOManager(settings=settings), "settings": settings}
