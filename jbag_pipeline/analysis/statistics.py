@@ -19,7 +19,8 @@ from scipy import optimize, special, stats
 
 from jbag_pipeline.agents.jsonbag_agent import NO_SELECTION
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS
+from jbag_pipeline.storage.schemas import (EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS,
+                                           PAPER_TABLE_1, PAPER_TABLE_2, conform)
 
 PAIR = ("game", "prototype_frequency", "feature_variant")
 EFFECT_FACTORS = ("prototype_frequency", "feature_variant")
@@ -27,9 +28,6 @@ OVERALL = "overall"
 BETTER, WORSE, NO_CLEAR_DIFFERENCE = "better", "worse", "no clear difference"
 BOOTSTRAP_RESAMPLES = 2000
 RELATIVE_TOLERANCE = 1e-7  # as scipy's fisher_exact: probabilities this close to the observed one count as equal
-TABLE_COLUMNS = ["game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", "win_rate",
-                 "win_rate_low", "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
-                 "best_worst_diff"]
 
 
 def _check_games(games: pl.DataFrame, needed: tuple[str, ...]) -> None:
@@ -309,13 +307,13 @@ def top_pairs(summary: pl.DataFrame, k: int = 3) -> pl.DataFrame:
         raise ValueError(f"top_pairs: k must be >= 1, got {k}")
     ranked = _best_first(_overall(summary)).with_columns(
         pl.int_range(1, pl.len() + 1).over("game").cast(pl.Int32).alias("rank"))
-    return ranked.filter(pl.col("rank") <= k).select("game", "rank", *TABLE_COLUMNS[1:])
+    return conform(ranked.filter(pl.col("rank") <= k), PAPER_TABLE_1, "paper_table_1")
 
 
 def best_frequency_without_selection(summary: pl.DataFrame) -> pl.DataFrame:
     """Table II: per game, the prototype frequency with the best overall mean when no features are selected."""
     unselected = _overall(summary).filter(pl.col("feature_variant") == NO_SELECTION)
-    return _best_first(unselected).group_by("game", maintain_order=True).head(1).select(TABLE_COLUMNS)
+    return conform(_best_first(unselected).group_by("game", maintain_order=True).head(1), PAPER_TABLE_2, "paper_table_2")
 
 
 def eta_squared(scores: np.ndarray, levels: np.ndarray) -> float:

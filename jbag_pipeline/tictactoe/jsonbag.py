@@ -23,6 +23,7 @@ from engines.tictactoe import TicTacToe
 from jbag_pipeline.model.bags import Vocabulary, jsd_matrix
 from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, NO_SELECTION, make_jsonbag_value
 from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.storage.schemas import TICTACTOE_JSONBAG, conform
 from jbag_pipeline.tictactoe.agents import greedy_policy, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
 from jbag_pipeline.tictactoe.table import SETTINGS, agent_results
@@ -294,10 +295,7 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
         for variant in variants:
             value = _value(prototypes_df, features_df, frequency, variant, token_filter)
             rows.append({"frequency": frequency, "variant": variant} | _row(value, f, opponents))
-    nullable = ("spearman_within_move_count", "pearson_within_move_count", "best_move_agreement", "undecided_share",
-                "best_move_probability", "random_best_move_probability", "spearman_pooled",
-                "pearson_pooled", *(f"{r}_moves_{n}" for n in STRATA for r in ("spearman", "pearson")))
-    return pl.DataFrame(rows, schema_overrides={column: pl.Float64 for column in nullable})
+    return conform(pl.DataFrame(rows, infer_schema_length=None), TICTACTOE_JSONBAG, "tictactoe_jsonbag")
 
 
 def plot_jsonbag_vs_compression(jsonbag_table: pl.DataFrame, compression_table: pl.DataFrame,
