@@ -12,6 +12,7 @@ import polars as pl
 
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
+from jbag_pipeline.storage.schemas import SAMPLED_STATES
 
 FREQUENCIES = ("full", "interval", "random")
 
@@ -29,5 +30,6 @@ def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
     bad = games.filter(pl.col("n_players").is_null() | (pl.col("n_players") < 1))
     if not bad.is_empty():
         raise ValueError(f"games has n_players < 1 or null, e.g. game {bad['game'][0]!r} game_id {bad['game_id'][0]}")
-    return run_sql("sampled_states", {"states": states, "games": games}, {"run_seed": int(run_seed)},
-                   memory_limit=memory_limit)
+    sampled = run_sql("sampled_states", {"states": states, "games": games}, {"run_seed": int(run_seed)},
+                      memory_limit=memory_limit)
+    return sampled.cast(SAMPLED_STATES)
