@@ -78,13 +78,6 @@ def board_index(cells: str | Sequence[int]) -> int:
     return int(text, 3)
 
 
-def legal_cells(board: int) -> np.ndarray:
-    """Cells (0-based, ascending) open to the player to move; empty for terminal or invalid boards."""
-    if not 0 <= board < N_BOARDS:
-        raise ValueError(f"legal_cells: board index {board} is outside 0..{N_BOARDS - 1}")
-    return np.flatnonzero(board_space().children[board] >= 0)
-
-
 def outcome_values(boards: Boards) -> np.ndarray:
     """+1 / -1 / 0 for terminal boards won by the first / second player / drawn; 0 elsewhere."""
     return np.where(boards.terminal, np.select([boards.winner == 1, boards.winner == 2], [1.0, -1.0], 0.0), 0.0)

@@ -132,15 +132,6 @@ def _mover_sign() -> np.ndarray:
     return np.where(board_space().moves % 2 == 0, 1.0, -1.0)
 
 
-def jsonbag_board_values(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, frequency: str,
-                         variant: str) -> np.ndarray:
-    """(3^9,): V of the player to move on every valid non-terminal board (its own state's bag); NaN elsewhere."""
-    seats = board_seat_values(_value(prototypes_df, features_df, frequency, variant))
-    boards = board_space()
-    mover_v = np.where(boards.moves % 2 == 0, seats[:, 0], seats[:, 1])
-    return np.where(boards.valid & ~boards.terminal, mover_v, np.nan)
-
-
 def first_player_scores(seats: np.ndarray) -> np.ndarray:
     """Finite board scores from the first player's view whose greedy policy is OSLA on V.
 

@@ -15,16 +15,17 @@ from engines.match import play_match
 from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.storage.sampling import FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy
-from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
+from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
 from jbag_pipeline.tictactoe.jsonbag import (
     STRATA, TIE_TOLERANCE, best_children, best_move_metrics, board_document, board_seat_values,
-    correlations_by_move_count, document_board, first_player_scores, jsonbag_board_values, jsonbag_vs_exact_table,
+    correlations_by_move_count, document_board, first_player_scores, jsonbag_vs_exact_table,
     pearson_within_move_count, plot_jsonbag_vs_compression, spearman_within_move_count,
 )
 from jbag_pipeline.tictactoe.table import SETTINGS
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state, tokenize_trajectory
 from tests.helpers.prototypes import build_prototypes
 from tests.helpers.sampling import sample_state_indices
+from tests.helpers.tictactoe import legal_cells
 
 GAME = load_game("tictactoe")
 N_SELFPLAY = 200
@@ -133,19 +134,6 @@ def test_greedy_policy_is_osla_on_the_board_value(lake_tables):
         chosen = [cell for cell, v in zip(legal_cells(board).tolist(), child_values) if v >= best - TIE_TOLERANCE]
         assert np.flatnonzero(policy[board]).tolist() == chosen
         assert policy[board, chosen] == pytest.approx([1 / len(chosen)] * len(chosen))
-
-
-def test_board_values_are_the_movers_value_on_boards_in_play(lake_tables):
-    prototypes, features = lake_tables
-    values = jsonbag_board_values(prototypes, features, "full", "random")
-    seats = board_seat_values(make_jsonbag_value(prototypes, features, "full", "random", n_players=2))
-    boards = board_space()
-    in_play = boards.valid & ~boards.terminal
-    assert values.shape == (N_BOARDS,)
-    assert np.isnan(values[~in_play]).all()
-    mover = np.where(boards.moves % 2 == 0, 0, 1)
-    assert np.array_equal(values[in_play], seats[in_play, mover[in_play]])
-    assert ((values[in_play] > 0) & (values[in_play] < 1)).all()
 
 
 def test_table_rows_hold_correlations_agreement_and_exact_outcomes(lake_tables):
