@@ -72,3 +72,11 @@ def test_conform_orders_and_casts_to_the_schema_and_names_a_missing_column():
         schemas.conform(frame, {**schema, "count": pl.Int64}, "winner_prototypes")
     with pytest.raises(pl.exceptions.InvalidOperationError):  # strict: 300 does not fit an Int8
         schemas.conform(frame.with_columns(seat=pl.lit(300)), schema, "t")
+
+
+def test_every_asset_but_the_catalog_and_the_report_writes_a_table_with_a_schema():
+    from jbag_pipeline.definitions import defs
+
+    assets = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()}
+    assert assets - set(schemas.TABLE_SCHEMAS) == {"catalog", "report"}
+    assert set(schemas.TABLE_SCHEMAS) <= assets
