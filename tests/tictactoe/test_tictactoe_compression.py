@@ -48,7 +48,7 @@ def test_full_rank_reproduces_f_all(f, svd, hosvd):
     assert np.allclose(hosvd.values[-1], f, atol=1e-12)
 
 
-def test_svd_truncation_equals_numpy_reconstruction(f, svd):
+def test_svd_compression_equals_numpy_reconstruction(f, svd):
     u, s, vt = np.linalg.svd(f.reshape(81, 243))
     for r in (1, 2, 3, 10, 40):
         expected = (u[:, :r] @ np.diag(s[:r]) @ vt[:r, :]).ravel()
