@@ -292,7 +292,8 @@ def top_pairs(summary: pl.DataFrame, k: int = 3) -> pl.DataFrame:
 def best_frequency_without_selection(summary: pl.DataFrame) -> pl.DataFrame:
     """Table II: per game, the prototype frequency with the best overall mean when no features are selected."""
     unselected = _overall(summary).filter(pl.col("feature_variant") == NO_SELECTION)
-    return conform(_best_first(unselected).group_by("game", maintain_order=True).head(1), PAPER_TABLE_2, "paper_table_2")
+    best = _best_first(unselected).group_by("game", maintain_order=True).head(1)
+    return conform(best, PAPER_TABLE_2, "paper_table_2")
 
 
 def eta_squared(scores: np.ndarray, levels: np.ndarray) -> float:

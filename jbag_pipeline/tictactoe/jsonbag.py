@@ -184,14 +184,14 @@ def _weighted_mean(strata: dict[int, tuple], which: int) -> float | None:
     return sum(boards * (r[which] or 0.0) for boards, *r in strata.values()) / weight
 
 
-def spearman_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
-    """Spearman r within each mark count, averaged weighted by boards (see correlations_by_move_count)."""
-    return _weighted_mean(correlations_by_move_count(x, y, moves), 1)
+def spearman_within_move_count(strata: dict[int, tuple]) -> float | None:
+    """Spearman r within each mark count, averaged weighted by boards (strata from correlations_by_move_count)."""
+    return _weighted_mean(strata, 1)
 
 
-def pearson_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
-    """Pearson r within each mark count, averaged weighted by boards (see correlations_by_move_count)."""
-    return _weighted_mean(correlations_by_move_count(x, y, moves), 0)
+def pearson_within_move_count(strata: dict[int, tuple]) -> float | None:
+    """Pearson r within each mark count, averaged weighted by boards (strata from correlations_by_move_count)."""
+    return _weighted_mean(strata, 0)
 
 
 def best_move_metrics(value_best: np.ndarray, exact_best: np.ndarray, legal: np.ndarray) -> dict:
@@ -237,8 +237,8 @@ def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -
     n_prototypes = int((value.prototypes.sum(axis=1) > 0).sum())
     row = {"n_boards": int(in_play.sum()), "n_prototypes": n_prototypes, "n_tokens": len(value.features),
            "compression_ratio": n_prototypes * len(value.features) / N_BOARDS,
-           "spearman_within_move_count": _weighted_mean(strata, 1),
-           "pearson_within_move_count": _weighted_mean(strata, 0),
+           "spearman_within_move_count": spearman_within_move_count(strata),
+           "pearson_within_move_count": pearson_within_move_count(strata),
            **best_move_metrics(best_children(scores)[0], *best_children(f)),
            "spearman_pooled": spearman, "pearson_pooled": pearson}
     for n in STRATA:

@@ -195,8 +195,8 @@ def test_within_move_count_spearman_ignores_offsets_between_counts():
     y = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 11.0, 12.0, 13.0])
     x = np.array([5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0])  # ordered within each count, reversed between
     moves = np.array([2, 2, 2, 2, 3, 3, 3, 3])
-    assert spearman_within_move_count(x, y, moves) == pytest.approx(1.0)
-    assert pearson_within_move_count(x, y, moves) == pytest.approx(1.0)
+    assert spearman_within_move_count(correlations_by_move_count(x, y, moves)) == pytest.approx(1.0)
+    assert pearson_within_move_count(correlations_by_move_count(x, y, moves)) == pytest.approx(1.0)
     assert stats.spearmanr(x, y).statistic < 0  # pooled, the offset between counts reverses the sign
 
 
@@ -207,9 +207,9 @@ def test_a_constant_stratum_counts_zero_in_the_weighted_mean():
     strata = correlations_by_move_count(x, y, moves)
     assert sorted(strata) == [2, 3] and strata[3] == (4, None, None)
     assert strata[2] == (4, pytest.approx(1.0), pytest.approx(1.0))
-    assert spearman_within_move_count(x, y, moves) == pytest.approx(0.5)  # (4 * 1 + 4 * 0) / 8
-    assert spearman_within_move_count(np.zeros(10), y, moves) == 0.0
-    assert spearman_within_move_count(x, np.ones(10), moves) is None  # nothing to rank against
+    assert spearman_within_move_count(strata) == pytest.approx(0.5)  # (4 * 1 + 4 * 0) / 8
+    assert spearman_within_move_count(correlations_by_move_count(np.zeros(10), y, moves)) == 0.0
+    assert spearman_within_move_count(correlations_by_move_count(x, np.ones(10), moves)) is None  # nothing to rank
 
 
 def test_best_move_rule_on_hand_built_boards():
