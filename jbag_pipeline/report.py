@@ -12,28 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 import jbag_pipeline.storage.lake as lake  # noqa: E402
-
-
-def _cell(value) -> str:
-    """Floats to 3 decimals, tiny ones (a p-value of 1e-6) in scientific notation rather than as 0.000."""
-    if isinstance(value, float):
-        return f"{value:.1e}" if 0 < abs(value) < 0.0005 else f"{value:.3f}"
-    return str(value)
-
-
-def _md_table(df: pl.DataFrame) -> str:
-    cols = df.columns
-    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in df.iter_rows():
-        out.append("| " + " | ".join(_cell(v) for v in row) + " |")
-    return "\n".join(out)
-
-
-def _html_table(df: pl.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
-                   for row in df.iter_rows())
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+from jbag_pipeline.storage.render import html_table, markdown_table  # noqa: E402
 
 
 class Report:
@@ -54,10 +33,10 @@ class Report:
     def write(self) -> Path:
         md, body = ["# jbag report\n"], []
         for title, text, tables, images in self.sections:
-            md += [f"## {title}\n", text + "\n"] + [_md_table(t) + "\n" for t in tables]
+            md += [f"## {title}\n", text + "\n"] + [markdown_table(t) + "\n" for t in tables]
             md += [f"![{name}]({name})\n" for name in images]
             body.append(f"<h2>{html.escape(title)}</h2><p>{html.escape(text)}</p>"
-                        + "".join(_html_table(t) for t in tables)
+                        + "".join(html_table(t) for t in tables)
                         + "".join(f'<img src="{name}" alt="{name}">' for name in images))
         (self.folder / "report.md").write_text("\n".join(md))
         page = ("<!doctype html><html><head><meta charset='utf-8'><title>jbag report</title><style>"

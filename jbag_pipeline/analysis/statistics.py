@@ -20,6 +20,7 @@ from scipy import optimize, special, stats
 from jbag_pipeline.model.variants import NO_SELECTION
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.storage.schemas import EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS
+from jbag_pipeline.storage.schemas import PAPER_TABLE_1, PAPER_TABLE_2, conform
 
 PAIR = ("game", "prototype_frequency", "feature_variant")
 EFFECT_FACTORS = ("prototype_frequency", "feature_variant")
@@ -27,9 +28,6 @@ OVERALL = "overall"
 BETTER, WORSE, NO_CLEAR_DIFFERENCE = "better", "worse", "no clear difference"
 BOOTSTRAP_RESAMPLES = 2000
 RELATIVE_TOLERANCE = 1e-7  # as scipy's fisher_exact: probabilities this close to the observed one count as equal
-TABLE_COLUMNS = ["game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", "win_rate",
-                 "win_rate_low", "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
-                 "best_worst_diff"]
 
 
 def _check_games(games: pl.DataFrame, needed: tuple[str, ...]) -> None:
@@ -52,27 +50,6 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         return math.nan, math.nan
     interval = stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
     return float(interval.low), float(interval.high)
-
-
-def games_for_half_width(half_width: float, rate: float = 0.5, confidence: float = 0.95) -> int:
-    """Fewest games whose Wilson interval is at most 2 * half_width long when they win at about `rate` (the
-    wider of the win counts either side of rate * n; rate 0.5, the default, needs the most games)."""
-    if not 0 < half_width < 0.5 or not 0 <= rate <= 1:
-        raise ValueError(f"games_for_half_width: need 0 < half_width < 0.5 and rate in [0, 1], "
-                         f"got {half_width}, {rate}")
-
-    def wide(n: int) -> bool:
-        lengths = [high - low for low, high in (wilson_interval(k, n, confidence)
-                                                for k in {math.floor(rate * n), math.ceil(rate * n)})]
-        return max(lengths) / 2 > half_width
-
-    low, high = 1, 2
-    while wide(high):
-        low, high = high, 2 * high
-    while high - low > 1:  # bisection: the widest side shrinks with n (up to the rounding of rate * n)
-        middle = (low + high) // 2
-        low, high = (middle, high) if wide(middle) else (low, middle)
-    return high
 
 
 def score_interval(wins: int, draws: int, losses: int, confidence: float = 0.95,
@@ -309,13 +286,14 @@ def top_pairs(summary: pl.DataFrame, k: int = 3) -> pl.DataFrame:
         raise ValueError(f"top_pairs: k must be >= 1, got {k}")
     ranked = _best_first(_overall(summary)).with_columns(
         pl.int_range(1, pl.len() + 1).over("game").cast(pl.Int32).alias("rank"))
-    return ranked.filter(pl.col("rank") <= k).select("game", "rank", *TABLE_COLUMNS[1:])
+    return conform(ranked.filter(pl.col("rank") <= k), PAPER_TABLE_1, "paper_table_1")
 
 
 def best_frequency_without_selection(summary: pl.DataFrame) -> pl.DataFrame:
     """Table II: per game, the prototype frequency with the best overall mean when no features are selected."""
     unselected = _overall(summary).filter(pl.col("feature_variant") == NO_SELECTION)
-    return _best_first(unselected).group_by("game", maintain_order=True).head(1).select(TABLE_COLUMNS)
+    best = _best_first(unselected).group_by("game", maintain_order=True).head(1)
+    return conform(best, PAPER_TABLE_2, "paper_table_2")
 
 
 def eta_squared(scores: np.ndarray, levels: np.ndarray) -> float:

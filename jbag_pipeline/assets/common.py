@@ -4,6 +4,7 @@ import dagster as dg
 import polars as pl
 
 from engines import GAMES
+from jbag_pipeline.storage.render import markdown_table
 
 game_partitions = dg.StaticPartitionsDefinition(sorted(GAMES))
 
@@ -23,21 +24,9 @@ def sum_to_one_check(table: pl.DataFrame, keys: list[str], check_name: str) -> d
 
 
 def preview(df: pl.DataFrame, rows: int = 10) -> dg.MetadataValue:
-    """A markdown preview of the first rows of a table."""
+    """A markdown preview of the first rows of a table, long cells cut to 60 characters."""
     head = df.head(rows)
-    if head.is_empty():
-        return dg.MetadataValue.md("*(empty)*")
-    cols = head.columns
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in head.iter_rows():
-        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
-    return dg.MetadataValue.md("\n".join(lines))
-
-
-def _cell(value) -> str:
-    text = f"{value:.4g}" if isinstance(value, float) else str(value)
-    text = text.replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= 60 else text[:57] + "..."
+    return dg.MetadataValue.md(markdown_table(head, max_chars=60) if len(head) else "*(empty)*")
 
 
 def table_metadata(df: pl.DataFrame, path) -> dict:

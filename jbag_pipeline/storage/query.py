@@ -27,7 +27,6 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -37,12 +36,12 @@ from rapidfuzz import fuzz, process
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.storage.catalog import bind_data_dir, catalog_path
+from jbag_pipeline.storage.render import terminal_lines
 
 MEMORY_LIMIT = "2GB"
 DEFAULT_TIMEOUT = 60.0  # seconds per query
 DEFAULT_MAX_ROWS = 1000  # rows shown in table format
 BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
-FLOAT_DIGITS = 6  # significant digits of a float in table format (csv and json keep full precision)
 PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
 # Table functions a query may call: those that only read (an allowlist, so a new side-effecting function stays
 # out). Left out on purpose: query()/query_table() (their SQL is a string no gate can see),
@@ -429,7 +428,7 @@ def format_rows(columns: list[str], rows: list[tuple], fmt: str) -> str:
 
 
 class _Table:
-    """An aligned text table: numbers right-aligned, floats readable (readable_float), NULL shown."""
+    """The aligned text table of storage.render with a row-count footer (csv and json keep full precision)."""
 
     def __init__(self, out: TextIO, columns: list[str]):
         self.out, self.columns, self.buffered = out, columns, []
@@ -438,16 +437,8 @@ class _Table:
         self.buffered.extend(rows)  # widths need every row; the row cap bounds how many
 
     def finish(self, cut: bool) -> None:
-        rows, columns = self.buffered, self.columns
-        cells = [[_table_cell(v) for v in r] for r in rows]
-        widths = [max([len(str(c))] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
-        numeric = [bool(rows) and all(isinstance(r[i], (int, float, Decimal)) or r[i] is None for r in rows)
-                   for i in range(len(columns))]
-
-        def line(values: list[str]) -> str:
-            return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
-
-        lines = [line([str(c) for c in columns]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
+        rows = self.buffered
+        lines = terminal_lines(self.columns, rows)
         n = len(rows)
         footer = f"({n} row{'s' if n != 1 else ''})"
         if cut:
@@ -491,30 +482,6 @@ class _Json:
 
 def _writer(fmt: str, out: TextIO, columns: list[str]):
     return {"table": _Table, "csv": _Csv, "json": _Json}[fmt](out, columns)
-
-
-def _table_cell(value, nested: bool = False) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, float):
-        return readable_float(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_table_cell(v, True) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_table_cell(v, True)}" for k, v in value.items()) + "}"
-    if nested and isinstance(value, str):
-        return repr(value)
-    return str(value)
-
-
-def readable_float(value: float) -> str:
-    """FLOAT_DIGITS significant digits, in plain notation unless the magnitude is below 1e-4 or from 1e15 up."""
-    magnitude = abs(value)
-    if not math.isfinite(value) or magnitude == 0 or not 1e-4 <= magnitude < 1e15:
-        return format(value, f".{FLOAT_DIGITS}g")
-    decimals = max(0, FLOAT_DIGITS - 1 - math.floor(math.log10(magnitude)))
-    text = f"{value:.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: TextIO,

@@ -24,6 +24,12 @@ SELFPLAY_STATES = {
 STATE_TOKENS = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32, "token": pl.String, "count": pl.Int64}
 # sampled_states and ingested_sampled_states
 SAMPLED_STATES = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "state_idx": pl.Int32}
+# trajectory_bags and ingested_bags (sql/trajectory_bags.sql)
+TRAJECTORY_BAGS = {"game": pl.String, "frequency": pl.String, "game_id": pl.Int64, "token": pl.String,
+                   "count": pl.Int64, "p": pl.Float64}
+# winner_prototypes, counters_kept_prototypes and ingested_prototypes (sql/winner_prototypes.sql)
+WINNER_PROTOTYPES = {"game": pl.String, "frequency": pl.String, "seat": pl.Int8, "token": pl.String,
+                     "count": pl.Int64, "p": pl.Float64}
 SEGMENTED_BAGS = {"game": pl.String, "frequency": pl.String, "segment": pl.Int32, "game_id": pl.Int64,
                   "token": pl.String, "p": pl.Float64}
 INGESTED_SOURCES = {"game": pl.String, "game_id": pl.Int64, "file": pl.String, "first_line": pl.Int64,
@@ -72,6 +78,11 @@ EVALUATION_SUMMARY = {"game": pl.String, "prototype_frequency": pl.String, "feat
 EFFECT_SIZES = {"game": pl.String, "factor": pl.String, "levels": pl.Int32, "n": pl.Int64,
                 "eta_squared": pl.Float64, "null_eta_squared": pl.Float64, "partial_eta_squared": pl.Float64,
                 "omega_squared": pl.Float64, "p_value": pl.Float64}
+# Table II: an overall evaluation_summary row without scope, seat and the counts; Table I adds the rank
+PAPER_TABLE_2 = {c: EVALUATION_SUMMARY[c] for c in (
+    "game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", "win_rate", "win_rate_low",
+    "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict", "best_worst_diff")}
+PAPER_TABLE_1 = {"game": pl.String, "rank": pl.Int32, **PAPER_TABLE_2}
 STABILITY_SUMMARY = {
     "game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String, "half": pl.String, "n": pl.Int64,
     "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
@@ -82,6 +93,24 @@ VERDICTS = {
     "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
     "p_value_holm": pl.Float64, "verdict": pl.String, "counters_kept_win_rate": pl.Float64, "stable": pl.Boolean,
     "caveat": pl.String,
+}
+
+# tic-tac-toe: exact win/draw/loss of an agent per setting (tictactoe/table.py SETTINGS), from the agent's side
+TICTACTOE_OUTCOMES = {f"{setting}_{outcome}": pl.Float64
+                      for setting in ("vs_random_first", "vs_random_second", "vs_full_first", "vs_full_second")
+                      for outcome in ("win", "draw", "loss")}
+# counts stay Int64 (as numpy and Python ints arrive): a narrower type would change the stored files
+TICTACTOE_VALUES = {"board": pl.Int64, "cells": pl.String, "valid": pl.Boolean, "terminal": pl.Boolean,
+                    "moves": pl.Int64, "winner": pl.Int64, "f_all": pl.Float64}
+TICTACTOE_COMPRESSION = {"method": pl.String, "r": pl.Int64, "Cr": pl.Float64, "E": pl.Float64, **TICTACTOE_OUTCOMES}
+TICTACTOE_JSONBAG = {
+    "frequency": pl.String, "variant": pl.String, "n_boards": pl.Int64, "n_prototypes": pl.Int64,
+    "n_tokens": pl.Int64, "compression_ratio": pl.Float64, "spearman_within_move_count": pl.Float64,
+    "pearson_within_move_count": pl.Float64, "n_contested_boards": pl.Int64, "best_move_agreement": pl.Float64,
+    "undecided_share": pl.Float64, "best_move_probability": pl.Float64, "random_best_move_probability": pl.Float64,
+    "spearman_pooled": pl.Float64, "pearson_pooled": pl.Float64,
+    **{f"{r}_moves_{n}": pl.Float64 for n in range(1, 9) for r in ("spearman", "pearson")},  # jsonbag.STRATA
+    **TICTACTOE_OUTCOMES,
 }
 
 # token_mappings and transfer_results as the transfer functions return them; the asset adds the partition's pair
@@ -100,6 +129,9 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "selfplay_states": SELFPLAY_STATES, "ingested_states": SELFPLAY_STATES,
     "state_tokens": STATE_TOKENS, "ingested_tokens": STATE_TOKENS,
     "sampled_states": SAMPLED_STATES, "ingested_sampled_states": SAMPLED_STATES,
+    "trajectory_bags": TRAJECTORY_BAGS, "ingested_bags": TRAJECTORY_BAGS,
+    "winner_prototypes": WINNER_PROTOTYPES, "counters_kept_prototypes": WINNER_PROTOTYPES,
+    "ingested_prototypes": WINNER_PROTOTYPES,
     "segmented_bags": SEGMENTED_BAGS, "ingested_sources": INGESTED_SOURCES, "ingest_quarantine": INGEST_QUARANTINE,
     "selected_features": SELECTED_FEATURES, "counters_kept_features": SELECTED_FEATURES,
     "feature_summary": FEATURE_SUMMARY, "leaky_tokens": LEAKY_TOKENS,
@@ -107,8 +139,20 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "ingested_classification": CLASSIFICATION, "reference_reproduction": REFERENCE_REPRODUCTION,
     "evaluation_games": EVALUATION_GAMES_STORED, "stability_games": STABILITY_GAMES,
     "evaluation_control": EVALUATION_CONTROL,
-    "evaluation_summary": EVALUATION_SUMMARY, "effect_sizes": EFFECT_SIZES, "stability_summary": STABILITY_SUMMARY,
+    "evaluation_summary": EVALUATION_SUMMARY, "paper_table_1": PAPER_TABLE_1, "paper_table_2": PAPER_TABLE_2,
+    "effect_sizes": EFFECT_SIZES, "stability_summary": STABILITY_SUMMARY,
     "verdicts": VERDICTS, "token_mappings": {**TOKEN_MAPPINGS, "pair": pl.String},
     "transfer_results": {**TRANSFER_RESULTS, "pair": pl.String},
+    "tictactoe_values": TICTACTOE_VALUES, "tictactoe_compression": TICTACTOE_COMPRESSION,
+    "tictactoe_jsonbag": TICTACTOE_JSONBAG,
 }
-"""Lake table name -> the schema of its Parquet files (tables not listed, e.g. trajectory_bags, have none here)."""
+"""Lake table name -> the schema of its Parquet files: every table the pipeline writes."""
+
+
+def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType], table: str) -> pl.DataFrame:
+    """The columns of `schema` from `frame`, in the schema's order and cast to its dtypes (strictly: a value the
+    dtype cannot hold raises); a missing column raises a ValueError naming `table`."""
+    missing = [c for c in schema if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{table} lacks columns {missing} of its schema (has {frame.columns})")
+    return frame.select(list(schema)).cast(schema)

@@ -11,7 +11,6 @@ import polars as pl
 from jbag_pipeline.storage.bags_table import filter_tokens
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import SEGMENTED_BAGS
 
 
 def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_segments: int = 4,
@@ -33,7 +32,6 @@ def segmented_bags(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, n_s
         raise ValueError(f"sampled_states has {len(orphans)} rows of trajectories without state_tokens, "
                          f"e.g. game {row['game']!r} game_id {row['game_id']}")
     kept, _ = filter_tokens(state_tokens, tuple(blacklist))
-    bags = run_sql("segmented_bags", {"state_tokens": kept, "sampled_states": sampled_states,
+    return run_sql("segmented_bags", {"state_tokens": kept, "sampled_states": sampled_states,
                                       "trajectory_lengths": lengths},
                    {"n_segments": int(n_segments)}, memory_limit=memory_limit)
-    return bags.cast(SEGMENTED_BAGS)

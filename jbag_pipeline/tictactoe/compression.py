@@ -51,15 +51,6 @@ def _check_values(f: np.ndarray, where: str) -> np.ndarray:
     return f
 
 
-def svd_truncation(f: np.ndarray, r: int) -> np.ndarray:
-    """The rank-r truncated SVD of f's 3^4 x 3^5 matricisation, flattened back to board order."""
-    f = _check_values(f, "svd_truncation")
-    if not 0 <= r <= SVD_MAX_RANK:
-        raise ValueError(f"svd_truncation: rank {r} is outside 0..{SVD_MAX_RANK}")
-    u, s, vt = np.linalg.svd(f.reshape(SVD_SHAPE), full_matrices=False)
-    return ((u[:, :r] * s[:r]) @ vt[:r]).reshape(N_BOARDS)
-
-
 def svd_compression(f: np.ndarray) -> Compression:
     """Simple SVD at every rank r = 0..81 (one decomposition, truncated 82 times)."""
     f = _check_values(f, "svd_compression")

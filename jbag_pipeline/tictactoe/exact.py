@@ -15,6 +15,8 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from jbag_pipeline.storage.schemas import TICTACTOE_VALUES, conform
+
 N_CELLS = 9
 N_BOARDS = 3**N_CELLS
 PLACE_VALUES = 3 ** np.arange(N_CELLS - 1, -1, -1)  # cell 1 is the most significant digit
@@ -76,13 +78,6 @@ def board_index(cells: str | Sequence[int]) -> int:
     return int(text, 3)
 
 
-def legal_cells(board: int) -> np.ndarray:
-    """Cells (0-based, ascending) open to the player to move; empty for terminal or invalid boards."""
-    if not 0 <= board < N_BOARDS:
-        raise ValueError(f"legal_cells: board index {board} is outside 0..{N_BOARDS - 1}")
-    return np.flatnonzero(board_space().children[board] >= 0)
-
-
 def outcome_values(boards: Boards) -> np.ndarray:
     """+1 / -1 / 0 for terminal boards won by the first / second player / drawn; 0 elsewhere."""
     return np.where(boards.terminal, np.select([boards.winner == 1, boards.winner == 2], [1.0, -1.0], 0.0), 0.0)
@@ -110,7 +105,7 @@ def exact_values(terminal_as_zero: bool = False) -> np.ndarray:
 def evaluation_table(terminal_as_zero: bool = False) -> pl.DataFrame:
     """f_all as a table: board, cells ("000000000"), valid, terminal, moves, winner, f_all."""
     boards = board_space()
-    return pl.DataFrame({
+    return conform(pl.DataFrame({
         "board": np.arange(N_BOARDS, dtype=np.int64),
         "cells": ["".join(map(str, row)) for row in boards.cells.tolist()],
         "valid": boards.valid,
@@ -118,4 +113,4 @@ def evaluation_table(terminal_as_zero: bool = False) -> pl.DataFrame:
         "moves": boards.moves.astype(np.int64),
         "winner": boards.winner.astype(np.int64),
         "f_all": exact_values(terminal_as_zero),
-    })
+    }), TICTACTOE_VALUES, "tictactoe_values")

@@ -23,6 +23,7 @@ from engines.tictactoe import TicTacToe
 from jbag_pipeline.model.bags import Vocabulary, jsd_matrix
 from jbag_pipeline.tictactoe.agents import greedy_policy, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
+from jbag_pipeline.storage.schemas import TICTACTOE_JSONBAG, conform
 from jbag_pipeline.tictactoe.table import SETTINGS, agent_results
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
 from jbag_pipeline.model.value import JsonBagValue, seat_values
@@ -128,15 +129,6 @@ def _mover_sign() -> np.ndarray:
     return np.where(board_space().moves % 2 == 0, 1.0, -1.0)
 
 
-def jsonbag_board_values(prototypes_df: pl.DataFrame, features_df: pl.DataFrame | None, frequency: str,
-                         variant: str) -> np.ndarray:
-    """(3^9,): V of the player to move on every valid non-terminal board (its own state's bag); NaN elsewhere."""
-    seats = board_seat_values(_value(prototypes_df, features_df, frequency, variant))
-    boards = board_space()
-    mover_v = np.where(boards.moves % 2 == 0, seats[:, 0], seats[:, 1])
-    return np.where(boards.valid & ~boards.terminal, mover_v, np.nan)
-
-
 def first_player_scores(seats: np.ndarray) -> np.ndarray:
     """Finite board scores from the first player's view whose greedy policy is OSLA on V.
 
@@ -189,14 +181,14 @@ def _weighted_mean(strata: dict[int, tuple], which: int) -> float | None:
     return sum(boards * (r[which] or 0.0) for boards, *r in strata.values()) / weight
 
 
-def spearman_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
-    """Spearman r within each mark count, averaged weighted by boards (see correlations_by_move_count)."""
-    return _weighted_mean(correlations_by_move_count(x, y, moves), 1)
+def spearman_within_move_count(strata: dict[int, tuple]) -> float | None:
+    """Spearman r within each mark count, averaged weighted by boards (strata from correlations_by_move_count)."""
+    return _weighted_mean(strata, 1)
 
 
-def pearson_within_move_count(x: np.ndarray, y: np.ndarray, moves: np.ndarray) -> float | None:
-    """Pearson r within each mark count, averaged weighted by boards (see correlations_by_move_count)."""
-    return _weighted_mean(correlations_by_move_count(x, y, moves), 0)
+def pearson_within_move_count(strata: dict[int, tuple]) -> float | None:
+    """Pearson r within each mark count, averaged weighted by boards (strata from correlations_by_move_count)."""
+    return _weighted_mean(strata, 0)
 
 
 def best_move_metrics(value_best: np.ndarray, exact_best: np.ndarray, legal: np.ndarray) -> dict:
@@ -242,8 +234,8 @@ def _row(value: JsonBagValue, f: np.ndarray, opponents: dict[str, np.ndarray]) -
     n_prototypes = int((value.prototypes.sum(axis=1) > 0).sum())
     row = {"n_boards": int(in_play.sum()), "n_prototypes": n_prototypes, "n_tokens": len(value.features),
            "compression_ratio": n_prototypes * len(value.features) / N_BOARDS,
-           "spearman_within_move_count": _weighted_mean(strata, 1),
-           "pearson_within_move_count": _weighted_mean(strata, 0),
+           "spearman_within_move_count": spearman_within_move_count(strata),
+           "pearson_within_move_count": pearson_within_move_count(strata),
            **best_move_metrics(best_children(scores)[0], *best_children(f)),
            "spearman_pooled": spearman, "pearson_pooled": pearson}
     for n in STRATA:
@@ -291,10 +283,7 @@ def jsonbag_vs_exact_table(prototypes_df: pl.DataFrame, features_df: pl.DataFram
         for variant in variants:
             value = _value(prototypes_df, features_df, frequency, variant, token_filter)
             rows.append({"frequency": frequency, "variant": variant} | _row(value, f, opponents))
-    nullable = ("spearman_within_move_count", "pearson_within_move_count", "best_move_agreement", "undecided_share",
-                "best_move_probability", "random_best_move_probability", "spearman_pooled",
-                "pearson_pooled", *(f"{r}_moves_{n}" for n in STRATA for r in ("spearman", "pearson")))
-    return pl.DataFrame(rows, schema_overrides={column: pl.Float64 for column in nullable})
+    return conform(pl.DataFrame(rows, infer_schema_length=None), TICTACTOE_JSONBAG, "tictactoe_jsonbag")
 
 
 def plot_jsonbag_vs_compression(jsonbag_table: pl.DataFrame, compression_table: pl.DataFrame,

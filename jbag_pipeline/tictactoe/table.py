@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from jbag_pipeline.storage.schemas import TICTACTOE_COMPRESSION, conform
 from jbag_pipeline.tictactoe.agents import outcome_probabilities, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.compression import Compression, hosvd_compression, svd_compression
 from jbag_pipeline.tictactoe.exact import exact_values
@@ -50,7 +51,7 @@ def compression_table(w: float = 10.0, terminal_as_zero: bool = False) -> pl.Dat
     f = exact_values(terminal_as_zero)
     opponents = {"random": uniform_policy(), "full": softmax_policy(f, w)}
     rows = _method_rows(svd_compression(f), opponents, w) + _method_rows(hosvd_compression(f), opponents, w)
-    return pl.DataFrame(rows)
+    return conform(pl.DataFrame(rows), TICTACTOE_COMPRESSION, "tictactoe_compression")
 
 
 def plot_compression(table: pl.DataFrame, path: str | Path) -> Path:

@@ -12,10 +12,11 @@ import pytest
 from scipy import stats
 
 from jbag_pipeline.analysis.statistics import (best_frequency_without_selection, control_table, effect_sizes,
-                                               eta_squared, exact_two_proportion_p, games_for_half_width, holm,
+                                               eta_squared, exact_two_proportion_p, holm,
                                                min_detectable_difference, outcome_statistics, score_interval,
                                                stratified_exact_p, summarise, top_pairs, two_way_anova, verdict,
                                                wilson_interval)
+from tests.helpers.statistics import games_for_half_width
 
 
 def games_table(scores_by_key: dict[tuple, list[int]]) -> pl.DataFrame:

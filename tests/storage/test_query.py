@@ -11,7 +11,6 @@ import jbag_pipeline.storage.catalog as catalog
 import jbag_pipeline.cli.commands as cli
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.storage.catalog import catalog_path
-from jbag_pipeline.storage.query import readable_float
 from tests.helpers.storage import build_catalog
 
 
@@ -82,11 +81,6 @@ def test_floats_readable_in_table_and_full_in_csv_and_json(root_with_floats, cap
     assert capsys.readouterr().out.splitlines()[1:] == [repr(2 / 3), repr(1e-9), repr(123456789.123)]
     assert cli.main(["sql", query, "--format", "json", "--data-dir", str(root_with_floats)]) == 0
     assert [r["value"] for r in orjson.loads(capsys.readouterr().out)] == [2 / 3, 1e-9, 123456789.123]
-
-
-def test_readable_float():
-    assert [readable_float(v) for v in (0.5, 2.0, -2 / 3, 1234.56789, 1e-5, 2.5e20, 0.0, float("nan"))] == [
-        "0.5", "2", "-0.666667", "1234.57", "1e-05", "2.5e+20", "0", "nan"]
 
 
 def test_unknown_table_names_the_closest_views(root_with_floats, capsys):

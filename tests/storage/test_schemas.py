@@ -62,3 +62,21 @@ def test_every_table_schema_round_trips_through_the_lake(tmp_path, table):
     assert schema and all(isinstance(dtype, pl.DataType) or issubclass(dtype, pl.DataType) for dtype in schema.values())
     lake.write_table(pl.DataFrame(schema=schema), tmp_path, table)
     assert lake.read_table(tmp_path, table).schema == pl.Schema(schema)
+
+
+def test_conform_orders_and_casts_to_the_schema_and_names_a_missing_column():
+    frame = pl.DataFrame({"p": [0.5], "extra": ["x"], "seat": [1], "game": ["nim"]})
+    schema = {"game": pl.String, "seat": pl.Int8, "p": pl.Float64}
+    assert schemas.conform(frame, schema, "t").schema == pl.Schema(schema)
+    with pytest.raises(ValueError, match=r"winner_prototypes lacks columns \['count'\]"):
+        schemas.conform(frame, {**schema, "count": pl.Int64}, "winner_prototypes")
+    with pytest.raises(pl.exceptions.InvalidOperationError):  # strict: 300 does not fit an Int8
+        schemas.conform(frame.with_columns(seat=pl.lit(300)), schema, "t")
+
+
+def test_every_asset_but_the_catalog_and_the_report_writes_a_table_with_a_schema():
+    from jbag_pipeline.definitions import defs
+
+    assets = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()}
+    assert assets - set(schemas.TABLE_SCHEMAS) == {"catalog", "report"}
+    assert set(schemas.TABLE_SCHEMAS) <= assets

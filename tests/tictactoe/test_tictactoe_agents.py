@@ -9,7 +9,8 @@ from jbag_pipeline.tictactoe.agents import (
     greedy_policy, outcome_probabilities, policy_table, softmax_policy, uniform_policy,
 )
 from jbag_pipeline.analysis.statistics import wilson_interval
-from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
+from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
+from tests.helpers.tictactoe import legal_cells
 
 RANDOM_VS_RANDOM = (737 / 1260, 8 / 63, 121 / 420)  # first wins, draw, second wins
 

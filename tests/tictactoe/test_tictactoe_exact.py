@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from jbag_pipeline.tictactoe.exact import (
-    N_BOARDS, board_index, board_space, evaluation_table, exact_values, legal_cells,
+    N_BOARDS, board_index, board_space, evaluation_table, exact_values,
 )
+from tests.helpers.tictactoe import legal_cells
 
 
 def exact_fractions() -> dict[int, Fraction]:
@@ -106,8 +107,3 @@ def test_evaluation_table():
 def test_board_index_rejects_bad_cells(cells):
     with pytest.raises(ValueError, match="board_index"):
         board_index(cells)
-
-
-def test_legal_cells_rejects_out_of_range_board():
-    with pytest.raises(ValueError, match="outside"):
-        legal_cells(N_BOARDS)

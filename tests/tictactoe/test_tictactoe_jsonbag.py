@@ -15,16 +15,17 @@ from engines.match import play_match
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.tictactoe.agents import greedy_policy
-from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values, legal_cells
+from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
 from jbag_pipeline.tictactoe.jsonbag import (
     STRATA, TIE_TOLERANCE, best_children, best_move_metrics, board_document, board_seat_values,
-    correlations_by_move_count, document_board, first_player_scores, jsonbag_board_values, jsonbag_vs_exact_table,
+    correlations_by_move_count, document_board, first_player_scores, jsonbag_vs_exact_table,
     pearson_within_move_count, plot_jsonbag_vs_compression, spearman_within_move_count,
 )
 from jbag_pipeline.tictactoe.table import SETTINGS
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state, tokenize_trajectory
 from jbag_pipeline.model.prototypes import build_prototypes
 from tests.helpers.sampling import sample_state_indices
+from tests.helpers.tictactoe import legal_cells
 
 GAME = load_game("tictactoe")
 N_SELFPLAY = 200
@@ -135,19 +136,6 @@ def test_greedy_policy_is_osla_on_the_board_value(lake_tables):
         assert policy[board, chosen] == pytest.approx([1 / len(chosen)] * len(chosen))
 
 
-def test_board_values_are_the_movers_value_on_boards_in_play(lake_tables):
-    prototypes, features = lake_tables
-    values = jsonbag_board_values(prototypes, features, "full", "random")
-    seats = board_seat_values(make_jsonbag_value(prototypes, features, "full", "random", n_players=2))
-    boards = board_space()
-    in_play = boards.valid & ~boards.terminal
-    assert values.shape == (N_BOARDS,)
-    assert np.isnan(values[~in_play]).all()
-    mover = np.where(boards.moves % 2 == 0, 0, 1)
-    assert np.array_equal(values[in_play], seats[in_play, mover[in_play]])
-    assert ((values[in_play] > 0) & (values[in_play] < 1)).all()
-
-
 def test_table_rows_hold_correlations_agreement_and_exact_outcomes(lake_tables):
     prototypes, features = lake_tables
     table = jsonbag_vs_exact_table(prototypes.filter(pl.col("frequency") == "full"),
@@ -207,8 +195,8 @@ def test_within_move_count_spearman_ignores_offsets_between_counts():
     y = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 11.0, 12.0, 13.0])
     x = np.array([5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0])  # ordered within each count, reversed between
     moves = np.array([2, 2, 2, 2, 3, 3, 3, 3])
-    assert spearman_within_move_count(x, y, moves) == pytest.approx(1.0)
-    assert pearson_within_move_count(x, y, moves) == pytest.approx(1.0)
+    assert spearman_within_move_count(correlations_by_move_count(x, y, moves)) == pytest.approx(1.0)
+    assert pearson_within_move_count(correlations_by_move_count(x, y, moves)) == pytest.approx(1.0)
     assert stats.spearmanr(x, y).statistic < 0  # pooled, the offset between counts reverses the sign
 
 
@@ -219,9 +207,9 @@ def test_a_constant_stratum_counts_zero_in_the_weighted_mean():
     strata = correlations_by_move_count(x, y, moves)
     assert sorted(strata) == [2, 3] and strata[3] == (4, None, None)
     assert strata[2] == (4, pytest.approx(1.0), pytest.approx(1.0))
-    assert spearman_within_move_count(x, y, moves) == pytest.approx(0.5)  # (4 * 1 + 4 * 0) / 8
-    assert spearman_within_move_count(np.zeros(10), y, moves) == 0.0
-    assert spearman_within_move_count(x, np.ones(10), moves) is None  # nothing to rank against
+    assert spearman_within_move_count(strata) == pytest.approx(0.5)  # (4 * 1 + 4 * 0) / 8
+    assert spearman_within_move_count(correlations_by_move_count(np.zeros(10), y, moves)) == 0.0
+    assert spearman_within_move_count(correlations_by_move_count(x, np.ones(10), moves)) is None  # nothing to rank
 
 
 def test_best_move_rule_on_hand_built_boards():

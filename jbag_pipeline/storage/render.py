@@ -1,0 +1,94 @@
+"""The one table renderer: a table as Markdown (polars' own formatter), HTML or aligned terminal text.
+
+Used by the report (Markdown and HTML), the asset metadata previews (Markdown) and `jbag sql` (terminal text).
+Cells are turned into text first, by one of the number styles below, so every output shows a value the same way.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from decimal import Decimal
+from typing import Callable
+
+import polars as pl
+
+FLOAT_DIGITS = 6  # significant digits of a float in terminal text (readable_float)
+
+
+def report_float(value: float) -> str:
+    """3 decimals; a tiny nonzero value (a p-value of 2.6e-05) in scientific notation rather than as 0.000."""
+    return f"{value:.1e}" if 0 < abs(value) < 0.0005 else f"{value:.3f}"
+
+
+def readable_float(value: float) -> str:
+    """FLOAT_DIGITS significant digits, in plain notation unless the magnitude is below 1e-4 or from 1e15 up."""
+    magnitude = abs(value)
+    if not math.isfinite(value) or magnitude == 0 or not 1e-4 <= magnitude < 1e15:
+        return format(value, f".{FLOAT_DIGITS}g")
+    decimals = max(0, FLOAT_DIGITS - 1 - math.floor(math.log10(magnitude)))
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def report_cell(value) -> str:
+    """A cell of the report and of the asset previews."""
+    return report_float(value) if isinstance(value, float) else str(value)
+
+
+def terminal_cell(value, nested: bool = False) -> str:
+    """A cell of `jbag sql`'s table: NULL shown, floats readable, lists and structs spelled out."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return readable_float(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(terminal_cell(v, True) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {terminal_cell(v, True)}" for k, v in value.items()) + "}"
+    if nested and isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def _text_frame(df: pl.DataFrame, cell: Callable[[object], str]) -> pl.DataFrame:
+    """`df` with every value as its text (a String frame), in the same column order."""
+    return pl.DataFrame({c: [cell(v) for v in df[c].to_list()] for c in df.columns},
+                        schema={c: pl.String for c in df.columns})
+
+
+def markdown_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell, max_chars: int | None = None) -> str:
+    """A Markdown table of `df` by polars' Markdown formatter; a cell longer than max_chars is cut by polars."""
+    def markdown_cell(value) -> str:  # a pipe or line break would end the cell or the row
+        return cell(value).replace("|", "\\|").replace("\n", " ")
+
+    text = _text_frame(df, markdown_cell)
+    with pl.Config(tbl_formatting="MARKDOWN", tbl_hide_column_data_types=True, tbl_hide_dataframe_shape=True,
+                   tbl_rows=-1, tbl_cols=-1, tbl_width_chars=65_535,
+                   fmt_str_lengths=max_chars or 65_535, fmt_table_cell_list_len=-1):
+        return str(text)
+
+
+def html_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell) -> str:
+    """An HTML table of `df`, every header and cell escaped (polars has no public HTML writer)."""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(v))}</td>" for v in row) + "</tr>"
+                   for row in df.iter_rows())
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def terminal_lines(columns: list[str], rows: list[tuple]) -> list[str]:
+    """An aligned text table of DB-API rows: a header, a rule, a line a row; numeric columns right-aligned.
+
+    Takes rows rather than a DataFrame because `jbag sql` streams DuckDB rows, whose columns may share a name.
+    """
+    cells = [[terminal_cell(v) for v in r] for r in rows]
+    widths = [max([len(str(c))] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    numeric = [bool(rows) and all(isinstance(r[i], (int, float, Decimal)) or r[i] is None for r in rows)
+               for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
+    return [line([str(c) for c in columns]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
+
