@@ -13,7 +13,7 @@ from jbag_pipeline.assets.common import game_partitions, preview, read_partition
 from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
 from jbag_pipeline.agents.jsonbag_agent import FEATURE_VARIANTS, make_jsonbag_value
 from jbag_pipeline.presets import game_run, token_filter_for
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.sampling import FREQUENCIES
 from jbag_pipeline.storage.schemas import STABILITY_GAMES
 from jbag_pipeline.analysis.stability import HALVES, half_tables, split_halves
@@ -49,13 +49,13 @@ def _games_metadata(games: pl.DataFrame, path, seconds: float) -> dict:
 @dg.asset(group_name="evaluation", partitions_def=game_partitions, deps=["selfplay_games"],
           check_specs=[dg.AssetCheckSpec("every_seat_controlled", asset="evaluation_control")],
           description="Control arm: baseline OSLA in every seat on the games the pairs play; results per seat.")
-def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings):
+def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute):
     game = context.partition_key
     preset = settings.get_preset()
     n_players, params = _selfplay_setup(settings, game)
     games_per_seat = game_run(preset, game).eval_games_per_seat
     started = time.perf_counter()
-    games = play_control(game, params, games_per_seat, preset.seed)
+    games = play_control(game, params, games_per_seat, preset.seed, compute.get_compute())
     seconds = time.perf_counter() - started
     table = control_table(games)
     path = lake.write_table(table, settings.root(), "evaluation_control", {"game": game})
@@ -70,7 +70,7 @@ def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings
                 "selfplay_games"],
           check_specs=[dg.AssetCheckSpec("every_seat_played", asset="evaluation_games")],
           description="One row per evaluation game: the JSON-Bag OSLA in one seat, baseline OSLAs in the others.")
-def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
+def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute):
     keys = context.partition_key.keys_by_dimension
     game, pair = keys["game"], keys["pair"]
     frequency, variant = split_pair(pair)
@@ -88,7 +88,8 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
                                   token_filter=token_filter)
 
     started = time.perf_counter()
-    games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
+    games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed,
+                            compute.get_compute())
     seconds = time.perf_counter() - started
     games = games.drop("seconds")  # wall time would make reruns differ; it goes to the metadata instead
     path = lake.write_table(games, settings.root(), "evaluation_games", {"game": game, "pair": pair})
@@ -101,7 +102,7 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings):
           deps=["trajectory_bags", "segmented_bags", "selfplay_games"],
           description="The headline pair's value function rebuilt from each of two disjoint halves of the self-play "
                       "games, evaluated as evaluation_games is (column half: a or b).")
-def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
+def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
@@ -123,7 +124,8 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings):
             return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
                                       token_filter=token_filter)
 
-        games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
+        games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed,
+                                compute.get_compute())
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
     seconds = time.perf_counter() - started
     games = pl.concat(played) if played else pl.DataFrame(schema=STABILITY_GAMES)

@@ -5,7 +5,7 @@ import dagster as dg
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 
 
@@ -27,12 +27,12 @@ class SelfplayConfig(dg.Config):
         dg.AssetCheckSpec("game_ids_unique", asset="selfplay_games"),
     ],
 )
-def selfplay(context: dg.AssetExecutionContext, config: SelfplayConfig, settings: JbagSettings):
+def selfplay(context: dg.AssetExecutionContext, config: SelfplayConfig, settings: JbagSettings, compute: JbagCompute):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
     seeds = selfplay_seeds(preset.seed, config.block, run.selfplay_games)
-    games, states = play_selfplay(game, run, seeds)
+    games, states = play_selfplay(game, run, seeds, compute.get_compute())
     root = settings.root()
     games_path = lake.write_table(games, root, "selfplay_games", {"game": game})
     states_path = lake.write_table(states, root, "selfplay_states", {"game": game})

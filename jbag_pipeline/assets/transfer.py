@@ -5,7 +5,7 @@ import polars as pl
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import preview, table_metadata
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.schemas import TRANSFER_RESULTS
 from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, prepare_transfer, selfplay_tables,
                                                transfer_experiment)
@@ -37,19 +37,22 @@ transfer_partitions = dg.StaticPartitionsDefinition(list(TRANSFER_PAIRS))
     ],
     check_specs=[dg.AssetCheckSpec("every_method_played", asset="transfer_results")],
 )
-def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
+def transfer(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute):
     key = context.partition_key
     pair = TRANSFER_PAIRS[key]
     game = pair["game"]
     transfer_settings = settings.get_preset().transfer_settings(game)
     n_target = max([transfer_settings.target_games, *transfer_settings.finetune_games])
-    source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings)
-    target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings)
+    games_on = compute.get_compute()
+    source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings,
+                                    games_on)
+    target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings, games_on)
     prepared = prepare_transfer(source_tables, target_tables, transfer_settings)
     mapping = prepared.mapping.with_columns(pl.lit(key).alias("pair"))
     results = transfer_experiment((game, pair["source_params"]), (game, pair["target_params"]),
                                   settings=transfer_settings, source_tables=source_tables,
-                                  target_tables=target_tables, prepared=prepared).with_columns(pl.lit(key).alias("pair"))
+                                  target_tables=target_tables, prepared=prepared,
+                                  compute=games_on).with_columns(pl.lit(key).alias("pair"))
     root = settings.root()
     mapping_path = lake.write_table(mapping, root, "token_mappings", {"pair": key})
     results_path = lake.write_table(results, root, "transfer_results", {"pair": key})

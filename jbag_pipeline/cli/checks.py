@@ -41,6 +41,36 @@ def seed(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    """argparse type of --workers: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number of workers")
+    return value
+
+
+def compute_choice(backend: str | None, scheduler: str | None, workers: int | None) -> tuple[str, str | None, int | None]:
+    """(backend, scheduler, workers) of `jbag run`, the environment filling what the flags leave out; refuses an
+    unknown backend, --scheduler without dask and a scheduler that cannot be reached, each in one line."""
+    from jbag_pipeline.compute import make_compute
+
+    backend = backend or os.environ.get("JBAG_COMPUTE") or "local"
+    if scheduler and backend != "dask":
+        raise ValueError(f"--scheduler {scheduler} is only for --compute dask, not --compute {backend}")
+    if backend == "dask":
+        scheduler = scheduler or os.environ.get("JBAG_SCHEDULER")
+    try:
+        compute = make_compute(backend, scheduler, workers)
+        if backend == "dask":
+            compute.client()  # reach the scheduler now, before Dagster starts
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("compute: ", "--compute: ", 1)) from None
+    return backend, scheduler, workers
+
+
 def names(option: str, text: str | None, known, what: str) -> list[str] | None:
     """The comma-separated names of `option` (None when it is not given), each one of `known`."""
     if text is None:

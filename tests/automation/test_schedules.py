@@ -21,7 +21,7 @@ from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.definitions import ALL_ASSETS, REFRESH, defs
 from jbag_pipeline.presets import get_preset
 from jbag_pipeline.automation.refresh import SELFPLAY_KEYS, RunInfo, followup_requests, plan_refresh
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.automation.schedules import BLOCK_EPOCH, seed_block
 from jbag_pipeline.agents.selfplay import selfplay_seeds
 from jbag_pipeline.automation.sensors import decode_cursor, inbox_sensor
@@ -142,7 +142,8 @@ def test_the_schedules_run_config_plays_the_next_block_of_seeds(tmp_path):
     tick = MONDAY_3AM + timedelta(weeks=2)
     request = next(iter(selfplay_refresh_schedule(dg.build_schedule_context(scheduled_execution_time=tick))))
     result = dg.materialize(ALL_ASSETS, selection=["selfplay_games", "selfplay_states"], partition_key="tictactoe",
-                            run_config=request.run_config, resources={"settings": settings},
+                            run_config=request.run_config,
+                            resources={"settings": settings, "compute": JbagCompute(backend="inline")},
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
     games = lake.read_table(tmp_path.resolve(), "selfplay_games", {"game": "tictactoe"})
@@ -197,7 +198,8 @@ def test_inbox_sensor_run_ingests_the_files(tmp_path):
     tag_file(tmp_path / "inbox" / "Nim-2.json", 2, winner=1)
     (request,) = evaluate(settings).run_requests
     result = dg.materialize(ALL_ASSETS, selection=list(request.asset_selection), run_config=request.run_config,
-                            resources={"settings": settings}, instance=dg.DagsterInstance.ephemeral())
+                            resources={"settings": settings, "compute": JbagCompute(backend="inline")},
+                            instance=dg.DagsterInstance.ephemeral())
     assert result.success
     games = lake.read_table(tmp_path.resolve(), "ingested_games")
     assert games.select("game", "game_id", "winner").rows() == [("nim", 1, 0), ("nim", 2, 1)]

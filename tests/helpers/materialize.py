@@ -6,13 +6,13 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 
 GAME = "tictactoe"  # the cheapest game: every upstream table for it builds in about a second
 
 
 def smoke_resources(root: Path) -> dict:
-    return {"settings": JbagSettings(preset="smoke", data_dir=str(root))}
+    return {"settings": JbagSettings(preset="smoke", data_dir=str(root)), "compute": JbagCompute(backend="inline")}
 
 
 def materialize(assets: list, root: Path, partition_key: str | None = None, **kwargs) -> dg.ExecuteInProcessResult:

@@ -271,10 +271,11 @@ def test_the_transfer_asset_writes_results_with_the_control_and_verdicts(tmp_pat
 
     import jbag_pipeline.storage.lake as lake
     from jbag_pipeline.assets.transfer import transfer
-    from jbag_pipeline.resources import JbagSettings
+    from jbag_pipeline.resources import JbagCompute, JbagSettings
 
     settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
-    result = dg.materialize([transfer], partition_key="connect4-8x8-to-6x7", resources={"settings": settings},
+    result = dg.materialize([transfer], partition_key="connect4-8x8-to-6x7",
+                            resources={"settings": settings, "compute": JbagCompute(backend="inline")},
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
     checks = result.get_asset_check_evaluations()
