@@ -177,6 +177,13 @@ class DaskCompute(Compute):
                                  f" within {max(self.timeout, 60.0):.0f}s") from None
         return client
 
+    def close(self) -> None:
+        """Close this scheduler's cached client (the cluster keeps running)."""
+        with _CLIENTS_LOCK:
+            client = _CLIENTS.pop(self.scheduler, None)
+        if client is not None:
+            client.close()
+
     @property
     def workers(self) -> int:
         return max(1, len(self.client().scheduler_info(n_workers=-1)["workers"]))
