@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+from jbag_pipeline.compute.backends import ComputeError
 from jbag_pipeline.storage.lake import UnreadableFile
 
 # every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
@@ -52,12 +53,19 @@ def positive_int(text: str) -> int:
     return value
 
 
-def compute_choice(backend: str | None, scheduler: str | None, workers: int | None) -> tuple[str, str | None, int | None]:
-    """(backend, scheduler, workers) of `jbag run`, the environment filling what the flags leave out; refuses an
-    unknown backend, --scheduler without dask and a scheduler that cannot be reached, each in one line."""
+def compute_choice(backend: str | None, scheduler: str | None,
+                   workers: int | None) -> tuple[str, str | None, int | None]:
+    """(backend, scheduler, workers) of `jbag run`, JBAG_COMPUTE / JBAG_SCHEDULER / JBAG_WORKERS filling what the
+    flags leave out; refuses an unknown backend, --scheduler without dask and a scheduler that cannot be reached,
+    each in one line."""
     from jbag_pipeline.compute import make_compute
 
     backend = backend or os.environ.get("JBAG_COMPUTE") or "local"
+    if workers is None and os.environ.get("JBAG_WORKERS"):
+        try:
+            workers = positive_int(os.environ["JBAG_WORKERS"])
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"JBAG_WORKERS: {exc}") from None
     if scheduler and backend != "dask":
         raise ValueError(f"--scheduler {scheduler} is only for --compute dask, not --compute {backend}")
     if backend == "dask":
@@ -162,6 +170,8 @@ def error_line(exc: BaseException, root: Path | None) -> str:
     for cause in _chain(exc):
         if corrupt := _corrupt_parquet(cause):
             return corrupt
+        if isinstance(cause, ComputeError):  # a batch of games that could not finish (inside a Dagster error)
+            return _first_line(str(cause))
         code = _errno_of(cause)
         filename = getattr(cause, "filename", None)
         target = filename or where

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 
 import polars as pl
@@ -102,3 +103,21 @@ def test_the_dagster_resource_builds_its_backend(monkeypatch):
     monkeypatch.setenv("JBAG_WORKERS", "4")
     resource = compute_from_env()
     assert (resource.backend, resource.scheduler, resource.workers) == ("dask", "tcp://10.1.2.3:8786", 4)
+
+
+def _exit_worker(chunk: list) -> list:
+    os._exit(3)  # a worker process killed mid-batch (as by the OOM killer)
+
+
+def test_a_worker_process_dying_fails_the_batch_in_one_line_and_the_next_batch_gets_a_new_pool():
+    from jbag_pipeline.cli.checks import error_line
+
+    local = LocalCompute(2)
+    with pytest.raises(ComputeError, match="a worker process died mid-batch") as caught:
+        run_batch(local, _exit_worker, [1, 2, 3, 4])
+    try:
+        raise RuntimeError("Error occurred while executing op 'selfplay'") from caught.value
+    except RuntimeError as wrapped:  # as Dagster wraps an asset's error
+        line = error_line(wrapped, None)
+    assert line.startswith("compute local: a worker process died mid-batch") and "\n" not in line
+    assert run_batch(local, _square_all, [1, 2, 3]) == [1, 4, 9]
