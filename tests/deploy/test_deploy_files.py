@@ -66,7 +66,8 @@ def test_the_dask_cluster_manifest_is_a_dask_cluster_of_the_user_code_image():
     cluster = _dask_cluster()
     assert (cluster["apiVersion"], cluster["kind"]) == ("kubernetes.dask.org/v1", "DaskCluster")
     image = _user_deployment()["image"]
-    assert {_container("worker")["image"], _container("scheduler")["image"]} == {f"{image['repository']}:{image['tag']}"}
+    images = {_container("worker")["image"], _container("scheduler")["image"]}
+    assert images == {f"{image['repository']}:{image['tag']}"}
     assert cluster["metadata"]["namespace"] == _yaml("values.yaml")["runLauncher"]["config"]["k8sRunLauncher"][
         "jobNamespace"]
     service = cluster["spec"]["scheduler"]["service"]
