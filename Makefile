@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
 	touch $@ $(VENV)/.installed
 
 run: $(VENV)/.installed
@@ -29,7 +29,7 @@ ui: $(VENV)/.installed
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(CURDIR)/data/dagster_home} $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1
 
 bench: $(VENV)/.installed-dev
-	$(BIN)/python -c "import pyspiel" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	$(BIN)/python -c "import pyspiel" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[dev,dask,bench]"
 	$(BIN)/jbag bench $(BENCH_ARGS)
 
 sql: $(VENV)/.installed

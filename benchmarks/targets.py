@@ -57,6 +57,8 @@ TARGETS = (
            r"pipeline/demo/one jbag run \(estimate\)", "ours", "wall s", "median", "<=", 1200.0),
     Target("self-play time grows linearly (4x games: time per action <= 1.25x of 1x)", r"scaling/selfplay/.*",
            r"4x.*", "s", "ratio", "<=", 1.25),
+    Target("smoke self-play on local (2 processes) >= 1.6x inline", r"compute/smoke_selfplay",
+           r"local 2 processes vs inline", "speedup x", "median", ">=", 1.6),
 )
 
 

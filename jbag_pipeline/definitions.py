@@ -6,7 +6,7 @@ import dagster as dg
 
 from jbag_pipeline.assets import (catalog, classification, evaluation, ingest, ingested_model, leakage, model, reference,
                                   report, selection, selfplay, tictactoe, transfer)
-from jbag_pipeline.resources import settings_from_env
+from jbag_pipeline.resources import compute_from_env, settings_from_env
 from jbag_pipeline.storage.io_manager import LakeIOManager
 from jbag_pipeline.automation.schedules import build_refresh
 from jbag_pipeline.automation.sensors import inbox_sensor
@@ -43,7 +43,7 @@ SETTINGS = settings_from_env()
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    resources={"io_manager": LakeIOManager(settings=SETTINGS), "settings": SETTINGS},
+    resources={"io_manager": LakeIOManager(settings=SETTINGS), "settings": SETTINGS, "compute": compute_from_env()},
     jobs=REFRESH.jobs,
     schedules=[REFRESH.schedule],
     sensors=[REFRESH.followup_sensor, inbox_sensor],

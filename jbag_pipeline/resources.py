@@ -1,4 +1,5 @@
-"""The one Dagster resource: which preset, seed and data directory a run uses."""
+"""The Dagster resources: which preset, seed and data directory a run uses (settings), and where its games run
+(compute)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 
 import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.compute import Compute, make_compute
 from jbag_pipeline.presets import Preset, get_preset, with_turn_order_fields
 
 
@@ -36,3 +38,24 @@ def settings_from_env() -> JbagSettings:
         preset=os.environ.get("JBAG_PRESET", "demo"),
         data_dir=os.environ.get("JBAG_DATA_DIR", "data"),
     )
+
+
+class JbagCompute(dg.ConfigurableResource):
+    """Where batches of independent games run: backend inline (this process), local (processes on every core,
+    or `workers` of them) or dask (a Dask cluster at `scheduler`, tcp://HOST:PORT; `workers`: wait for that
+    many). Set in run config (resources.compute.config), else JBAG_COMPUTE / JBAG_SCHEDULER / JBAG_WORKERS.
+    """
+
+    backend: str = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+
+    def get_compute(self) -> Compute:
+        return make_compute(self.backend, self.scheduler, self.workers)
+
+
+def compute_from_env() -> JbagCompute:
+    """The compute resource as the environment gives it (default local: every core of this machine)."""
+    workers = os.environ.get("JBAG_WORKERS")
+    return JbagCompute(backend=os.environ.get("JBAG_COMPUTE", "local"), scheduler=os.environ.get("JBAG_SCHEDULER"),
+                       workers=int(workers) if workers else None)

@@ -1,8 +1,13 @@
 """Shared test fixtures."""
 
+import os
 from pathlib import Path
 
 import pytest
+
+# `jbag run` in a test's subprocess plays its few games in its own process: the default (local) would start a
+# process pool per run, seconds each on CI's two cores; tests/compute exercises local and dask explicitly
+os.environ.setdefault("JBAG_COMPUTE", "inline")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass, field
 from typing import Callable
 
 import orjson
@@ -20,6 +21,7 @@ from engines.agents import baseline_agent
 from engines.match import MatchRecord, play_match
 from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
+from jbag_pipeline.compute import Compute, run_batch
 from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
 
 SENSITIVITY_VARIANT = "full_counters_kept"  # the full variant selected with the turn-order counters kept
@@ -49,16 +51,48 @@ def _opponents_best(record: MatchRecord, seat: int) -> float:
     return float(max(score for p, score in enumerate(record.scores) if p != seat))
 
 
-def _seat_games(game, agents_for_seat: Callable[[int], list], games_per_seat: int, base_seed: int):
-    """(seat, index, seed, record, seconds) of game (seat, index) for every seat and index, played by
-    agents_for_seat(seat)."""
-    for seat in range(game.n_players):
-        agents = agents_for_seat(seat)
-        for index in range(games_per_seat):
-            seed = evaluation_seed(base_seed, game.name, seat, index)
+@dataclass(frozen=True)
+class SeatGames:
+    """The task of playing evaluation (or control) games (seat, index) of one game: pairs -> rows, one per game.
+
+    jsonbag sits in the seat of each game and baseline OSLAs elsewhere; None plays baselines in every seat
+    (the control). `columns` are the rows' constant columns. A picklable callable, so a chunk of games can be
+    played in another process or on a Dask worker; play_match re-seeds every agent per game, so which
+    process plays a game does not change it.
+    """
+
+    game_name: str
+    params: dict
+    base_seed: int
+    jsonbag: JsonBagOSLAAgent | None = None
+    columns: dict = field(default_factory=dict)
+
+    def __call__(self, games: list[tuple[int, int]]) -> list[dict]:
+        game = load_game(self.game_name, **self.params)
+        baselines = [baseline_agent(self.game_name) for _ in range(game.n_players)]
+        rows = []
+        for seat, index in games:
+            agents = [self.jsonbag if self.jsonbag is not None and p == seat else baselines[p]
+                      for p in range(game.n_players)]
+            seed = evaluation_seed(self.base_seed, game.name, seat, index)
             started = time.perf_counter()
             record = play_match(game, agents, seed=seed)
-            yield seat, index, seed, record, time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            rows.append(self._row(game, seat, index, seed, record, seconds))
+        return rows
+
+    def _row(self, game, seat: int, index: int, seed: int, record: MatchRecord, seconds: float) -> dict:
+        own_score = "jsonbag_score" if self.jsonbag is not None else "seat_score"
+        return {**self.columns, "seat": seat, "game_index": index, "seed": seed,
+                "params": orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode(),
+                "score": _result(record.returns, seat), own_score: float(record.scores[seat]),
+                "opponents_best_score": _opponents_best(record, seat), "n_actions": record.n_actions,
+                "actions": orjson.dumps(record.actions).decode(), "seconds": seconds}
+
+
+def _seat_index_pairs(n_players: int, games_per_seat: int) -> list[tuple[int, int]]:
+    """(seat, index) of every evaluation game, seat-major: the rows' order."""
+    return [(seat, index) for seat in range(n_players) for index in range(games_per_seat)]
 
 
 def _check_games_per_seat(games_per_seat: int, where: str) -> None:
@@ -68,33 +102,27 @@ def _check_games_per_seat(games_per_seat: int, where: str) -> None:
 
 def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
                     value_factory: Callable[[], DeterminizedJsonBagValue], games_per_seat: int,
-                    base_seed: int) -> pl.DataFrame:
+                    base_seed: int, compute: Compute | None = None) -> pl.DataFrame:
     """`games_per_seat` games with the JSON-Bag OSLA in each seat, baseline OSLAs elsewhere; one row per game.
 
-    value_factory() builds the JSON-Bag value once; play_match re-seeds every agent per game. score is
+    value_factory() builds the JSON-Bag value once, here; play_match re-seeds every agent per game. The games
+    run on `compute` (None: inline), rows in (seat, index) order. score is
     the JSON-Bag agent's result: +1 win, 0 draw, -1 loss.
     """
     _check_games_per_seat(games_per_seat, "play_evaluation")
     game = load_game(game_name, **params)
-    params_json = orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode()
     jsonbag = JsonBagOSLAAgent(value_factory())
     if jsonbag.value_function.frequency != frequency:
         raise ValueError(f"play_evaluation: value_factory built a value for frequency "
                          f"{jsonbag.value_function.frequency!r}, not {frequency!r}")
-    rows = []
-    for seat, index, seed, record, seconds in _seat_games(game, lambda seat: [
-            jsonbag if p == seat else baseline_agent(game_name) for p in range(game.n_players)], games_per_seat,
-            base_seed):
-        rows.append({
-            "game": game_name, "prototype_frequency": frequency, "feature_variant": variant, "seat": seat,
-            "game_index": index, "seed": seed, "params": params_json, "score": _result(record.returns, seat),
-            "jsonbag_score": float(record.scores[seat]), "opponents_best_score": _opponents_best(record, seat),
-            "n_actions": record.n_actions, "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
-        })
+    task = SeatGames(game_name, dict(params), base_seed, jsonbag,
+                     {"game": game_name, "prototype_frequency": frequency, "feature_variant": variant})
+    rows = run_batch(compute, task, _seat_index_pairs(game.n_players, games_per_seat))
     return pl.DataFrame(rows, schema=EVALUATION_GAMES_SCHEMA)
 
 
-def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: int) -> pl.DataFrame:
+def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: int,
+                 compute: Compute | None = None) -> pl.DataFrame:
     """The control arm: baseline OSLAs in every seat, the games the pairs play (same seeds), one row per game.
 
     Row (seat, index) is the game seeded as the pairs' game (seat, index), and `score` is the result of the
@@ -102,15 +130,6 @@ def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: i
     """
     _check_games_per_seat(games_per_seat, "play_control")
     game = load_game(game_name, **params)
-    params_json = orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode()
-    agents = [baseline_agent(game_name) for _ in range(game.n_players)]
-    rows = []
-    for seat, index, seed, record, seconds in _seat_games(game, lambda seat: agents, games_per_seat, base_seed):
-        rows.append({
-            "game": game_name, "seat": seat, "game_index": index, "seed": seed, "params": params_json,
-            "score": _result(record.returns, seat), "seat_score": float(record.scores[seat]),
-            "opponents_best_score": _opponents_best(record, seat), "n_actions": record.n_actions,
-            "actions": orjson.dumps(record.actions).decode(), "seconds": seconds,
-        })
+    task = SeatGames(game_name, dict(params), base_seed, None, {"game": game_name})
+    rows = run_batch(compute, task, _seat_index_pairs(game.n_players, games_per_seat))
     return pl.DataFrame(rows, schema=CONTROL_GAMES_SCHEMA)
-

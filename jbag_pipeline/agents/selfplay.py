@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import orjson
 import polars as pl
 
 from engines import load_game
 from engines.agents import MCTSAgent
 from engines.match import play_match
+from jbag_pipeline.compute import Compute, run_batch
 from jbag_pipeline.presets import GameRun
 from jbag_pipeline.storage.schemas import SELFPLAY_GAMES as GAMES_SCHEMA, SELFPLAY_STATES as STATES_SCHEMA
 
@@ -18,26 +21,46 @@ def selfplay_seeds(run_seed: int, block: int, n_games: int) -> list[int]:
     return [start + i for i in range(n_games)]
 
 
-def play_selfplay(game_name: str, run: GameRun, seeds: list[int]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Play one MCTS self-play game per seed; returns the (games, states) tables. game_id = seed."""
-    game = load_game(game_name, **run.params)
-    game_rows, state_rows = [], []
-    for seed in seeds:
+@dataclass(frozen=True)
+class SelfplayGames:
+    """The task of playing self-play games of one game at one budget: seeds -> ((games row, states rows), ...).
+
+    A picklable callable, so a chunk of seeds can be played in another process or on a Dask worker.
+    """
+
+    game_name: str
+    run: GameRun
+
+    def __call__(self, seeds: list[int]) -> list[tuple[dict, list[dict]]]:
+        game = load_game(self.game_name, **self.run.params)
+        return [self._play(game, seed) for seed in seeds]
+
+    def _play(self, game, seed: int) -> tuple[dict, list[dict]]:
+        run = self.run
         agents = [MCTSAgent(iterations=run.mcts_iterations, rollout_length=run.rollout_length, seed=seed * 16 + seat)
                   for seat in range(game.n_players)]
         record = play_match(game, agents, seed=seed)
-        game_rows.append({
-            "game": game_name, "game_id": seed, "seed": seed, "n_players": game.n_players,
+        game_row = {
+            "game": self.game_name, "game_id": seed, "seed": seed, "n_players": game.n_players,
             "params": orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode(),
             "agents": [f"mcts(iterations={run.mcts_iterations},rollout={run.rollout_length})"] * game.n_players,
             "winner": record.winner, "returns": list(record.returns), "scores": [float(s) for s in record.scores],
             "actions": orjson.dumps(record.actions).decode(), "n_actions": len(record.actions),
             "n_states": len(record.states),
-        })
+        }
         last = len(record.states) - 1
-        for s in record.states:
-            state_rows.append({
-                "game": game_name, "game_id": seed, "state_idx": s.state_idx, "turn": s.turn, "player": s.player,
-                "is_terminal": s.state_idx == last, "doc": orjson.dumps(s.doc).decode(),
-            })
+        state_rows = [{
+            "game": self.game_name, "game_id": seed, "state_idx": s.state_idx, "turn": s.turn, "player": s.player,
+            "is_terminal": s.state_idx == last, "doc": orjson.dumps(s.doc).decode(),
+        } for s in record.states]
+        return game_row, state_rows
+
+
+def play_selfplay(game_name: str, run: GameRun, seeds: list[int],
+                  compute: Compute | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Play one MCTS self-play game per seed on `compute` (None: inline); returns the (games, states) tables in
+    seed order. game_id = seed."""
+    played = run_batch(compute, SelfplayGames(game_name, run), seeds)
+    game_rows = [game_row for game_row, _ in played]
+    state_rows = [row for _, rows in played for row in rows]
     return pl.DataFrame(game_rows, schema=GAMES_SCHEMA), pl.DataFrame(state_rows, schema=STATES_SCHEMA)

@@ -14,7 +14,7 @@ from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, p
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.presets import game_run, token_filter_for
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.schemas import STABILITY_GAMES
 from jbag_pipeline.analysis.stability import HALVES, half_tables, split_halves
 from jbag_pipeline.analysis.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes,
@@ -45,13 +45,14 @@ def _games_metadata(games: pl.DataFrame, seconds: float) -> dict:
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,
           check_specs=[dg.AssetCheckSpec("every_seat_controlled", asset="evaluation_control")],
           description="Control arm: baseline OSLA in every seat on the games the pairs play; results per seat.")
-def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings, selfplay_games: pl.DataFrame):
+def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
+                       selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
     n_players, params = _setup_of(selfplay_games)
     games_per_seat = game_run(preset, game).eval_games_per_seat
     started = time.perf_counter()
-    games = play_control(game, params, games_per_seat, preset.seed)
+    games = play_control(game, params, games_per_seat, preset.seed, compute.get_compute())
     seconds = time.perf_counter() - started
     table = control_table(games)
     yield dg.Output(table, metadata={"seconds": seconds, "chance_win_rate": 1 / n_players})
@@ -63,7 +64,8 @@ def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings
           deps=["winner_prototypes", "selected_features", "counters_kept_prototypes", "counters_kept_features"],
           check_specs=[dg.AssetCheckSpec("every_seat_played", asset="evaluation_games")],
           description="One row per evaluation game: the JSON-Bag OSLA in one seat, baseline OSLAs in the others.")
-def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, selfplay_games: pl.DataFrame):
+def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
+                     selfplay_games: pl.DataFrame):
     # selfplay_games: the key's game partition (Dagster maps a (game, pair) key to its game dimension)
     keys = context.partition_key.keys_by_dimension
     game, pair = keys["game"], keys["pair"]
@@ -82,7 +84,8 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, 
                                   token_filter=token_filter)
 
     started = time.perf_counter()
-    games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
+    games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed,
+                            compute.get_compute())
     seconds = time.perf_counter() - started
     games = games.drop("seconds")  # wall time would make reruns differ; it goes to the metadata instead
     yield dg.Output(games, metadata=_games_metadata(games, seconds))
@@ -93,8 +96,8 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,
           description="The headline pair's value function rebuilt from each of two disjoint halves of the self-play "
                       "games, evaluated as evaluation_games is (column half: a or b).")
-def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings, trajectory_bags: pl.DataFrame,
-                    segmented_bags: pl.DataFrame, selfplay_games: pl.DataFrame):
+def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
+                    trajectory_bags: pl.DataFrame, segmented_bags: pl.DataFrame, selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
@@ -113,7 +116,8 @@ def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings, t
             return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
                                       token_filter=token_filter)
 
-        games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed)
+        games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed,
+                                compute.get_compute())
         played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
     seconds = time.perf_counter() - started
     games = pl.concat(played) if played else pl.DataFrame(schema=STABILITY_GAMES)

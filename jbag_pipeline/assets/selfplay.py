@@ -4,7 +4,7 @@ import dagster as dg
 
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 
 
@@ -27,12 +27,12 @@ class SelfplayConfig(dg.Config):
         dg.AssetCheckSpec("game_ids_unique", asset="selfplay_games"),
     ],
 )
-def selfplay(context: dg.AssetExecutionContext, config: SelfplayConfig, settings: JbagSettings):
+def selfplay(context: dg.AssetExecutionContext, config: SelfplayConfig, settings: JbagSettings, compute: JbagCompute):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
     seeds = selfplay_seeds(preset.seed, config.block, run.selfplay_games)
-    games, states = play_selfplay(game, run, seeds)
+    games, states = play_selfplay(game, run, seeds, compute.get_compute())
     winners = games.group_by("winner").len().sort("winner", nulls_last=True)
     yield dg.Output(games, output_name="selfplay_games", metadata={
         "preset": preset.name, "mcts_iterations": run.mcts_iterations, "seed_block": config.block,

@@ -4,7 +4,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import PARTITION_EXPR
 from jbag_pipeline.storage.schemas import TRANSFER_RESULTS
 from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, prepare_transfer, selfplay_tables,
@@ -41,19 +41,21 @@ PAIR_FOLDERS = {PARTITION_EXPR: "pair"}  # lake partition pair=<key>
     },
     check_specs=[dg.AssetCheckSpec("every_method_played", asset="transfer_results")],
 )
-def transfer(context: dg.AssetExecutionContext, settings: JbagSettings):
+def transfer(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute):
     key = context.partition_key
     pair = TRANSFER_PAIRS[key]
     game = pair["game"]
     transfer_settings = settings.get_preset().transfer_settings(game)
     n_target = max([transfer_settings.target_games, *transfer_settings.finetune_games])
-    source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings)
-    target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings)
+    games_on = compute.get_compute()
+    source_tables = selfplay_tables(game, pair["source_params"], transfer_settings.source_games, 0, transfer_settings,
+                                    games_on)
+    target_tables = selfplay_tables(game, pair["target_params"], n_target, 1, transfer_settings, games_on)
     prepared = prepare_transfer(source_tables, target_tables, transfer_settings)
     mapping = prepared.mapping.with_columns(pl.lit(key).alias("pair"))
     results = transfer_experiment((game, pair["source_params"]), (game, pair["target_params"]),
                                   settings=transfer_settings, source_tables=source_tables,
-                                  target_tables=target_tables, prepared=prepared)
+                                  target_tables=target_tables, prepared=prepared, compute=games_on)
     results = results.with_columns(pl.lit(key).alias("pair"))
     kinds = mapping.group_by("match_kind").len().sort("match_kind")
     yield dg.Output(mapping, output_name="token_mappings", metadata={"match_kinds": preview(kinds)})

@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+from jbag_pipeline.compute.backends import ComputeError
 from jbag_pipeline.storage.lake import UnreadableFile
 
 # every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
@@ -39,6 +40,43 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{value} is outside 0..2^32-1 ({MAX_SEED}), the seeds a Random "
                                          "Forest accepts")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type of --workers: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number of workers")
+    return value
+
+
+def compute_choice(backend: str | None, scheduler: str | None,
+                   workers: int | None) -> tuple[str, str | None, int | None]:
+    """(backend, scheduler, workers) of `jbag run`, JBAG_COMPUTE / JBAG_SCHEDULER / JBAG_WORKERS filling what the
+    flags leave out; refuses an unknown backend, --scheduler without dask and a scheduler that cannot be reached,
+    each in one line."""
+    from jbag_pipeline.compute import make_compute
+
+    backend = backend or os.environ.get("JBAG_COMPUTE") or "local"
+    if workers is None and os.environ.get("JBAG_WORKERS"):
+        try:
+            workers = positive_int(os.environ["JBAG_WORKERS"])
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"JBAG_WORKERS: {exc}") from None
+    if scheduler and backend != "dask":
+        raise ValueError(f"--scheduler {scheduler} is only for --compute dask, not --compute {backend}")
+    if backend == "dask":
+        scheduler = scheduler or os.environ.get("JBAG_SCHEDULER")
+    try:
+        compute = make_compute(backend, scheduler, workers)
+        if backend == "dask":
+            compute.client()  # reach the scheduler now, before Dagster starts
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("compute: ", "--compute: ", 1)) from None
+    return backend, scheduler, workers
 
 
 def names(option: str, text: str | None, known, what: str) -> list[str] | None:
@@ -132,6 +170,8 @@ def error_line(exc: BaseException, root: Path | None) -> str:
     for cause in _chain(exc):
         if corrupt := _corrupt_parquet(cause):
             return corrupt
+        if isinstance(cause, ComputeError):  # a batch of games that could not finish (inside a Dagster error)
+            return _first_line(str(cause))
         code = _errno_of(cause)
         filename = getattr(cause, "filename", None)
         target = filename or where

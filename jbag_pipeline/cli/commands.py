@@ -22,19 +22,22 @@ def cmd_run(args) -> int:
     games = cli_checks.names("--games", args.games, sorted(GAMES), "game")
     root = lake.data_dir(args.data_dir)
     cli_checks.check_data_dir(root, must_exist=False)
+    backend, scheduler, workers = cli_checks.compute_choice(args.compute, args.scheduler, args.workers)
 
     from jbag_pipeline.storage.catalog import catalog_path
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.resources import JbagSettings
+    from jbag_pipeline.resources import JbagCompute, JbagSettings
     from jbag_pipeline.cli.runner import dagster_instance, fail_orphaned_runs, materialize_all
 
     settings = JbagSettings(preset=preset.name, seed=args.seed, data_dir=str(root))
-    print(f"jbag run: preset {preset.name}, seed {preset.seed}, data in {root}")
+    compute = JbagCompute(backend=backend, scheduler=scheduler, workers=workers)
+    print(f"jbag run: preset {preset.name}, seed {preset.seed}, data in {root}, games on "
+          f"{compute.get_compute().describe()}")
     instance = dagster_instance(root)
     for run_id in fail_orphaned_runs(instance):
         print(f"marked Dagster run {run_id} failed: the jbag run that started it was killed")
     start = time.perf_counter()
-    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance)
+    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
     slowest = sorted(results, key=lambda r: -r.seconds)[:5]
     for r in slowest:
@@ -123,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--select", help="comma-separated asset names (default: every asset); the catalog's "
                      "views are refreshed after them")
     run.add_argument("--games", help="comma-separated game partitions (default: every registered game)")
+    run.add_argument("--compute", help="where the games run: inline (this process) | local (processes on every "
+                     "core) | dask (a Dask cluster; needs --scheduler) (default: JBAG_COMPUTE, else local)")
+    run.add_argument("--scheduler", help="the Dask scheduler, tcp://HOST:PORT (default: JBAG_SCHEDULER)")
+    run.add_argument("--workers", type=cli_checks.positive_int,
+                     help="local: worker processes (default: every core); dask: wait until this many workers joined")
     run.set_defaults(func=cmd_run)
     sql = sub.add_parser("sql", help="read-only SQL over the catalog views; no query = interactive prompt")
     sql.add_argument("query", nargs="?")

@@ -13,7 +13,7 @@ import dagster as dg
 import psutil
 
 from jbag_pipeline.assets.common import game_partitions
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 
 
@@ -95,8 +95,10 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
 
 def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | None = None,
                     games: list[str] | None = None, instance: dg.DagsterInstance | None = None,
-                    progress=print) -> list[StepResult]:
-    """Run every planned step; stops at the first failure with Dagster's error."""
+                    progress=print, compute: JbagCompute | None = None) -> list[StepResult]:
+    """Run every planned step, games on `compute` (default: local processes); stops at the first failure with
+    Dagster's error."""
+    resources = lake_resources(settings, compute or JbagCompute())
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
     tags = process_tag()
     results = []
@@ -105,7 +107,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
         progress(label + " ...")
         start = time.perf_counter()
         outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
-                                 resources=lake_resources(settings), instance=instance, tags=tags, raise_on_error=True)
+                                 resources=resources, instance=instance, tags=tags, raise_on_error=True)
         rows = {}
         for event in outcome.get_asset_materialization_events():
             mat = event.event_specific_data.materialization

@@ -10,7 +10,7 @@ import dagster as dg
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 
 PARTITION_EXPR = "partition_expr"  # definition metadata: the lake folder key of a single-dimension partition
 
@@ -53,6 +53,8 @@ class LakeIOManager(dg.ConfigurableIOManager):
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
 
-def lake_resources(settings: JbagSettings) -> dict:
-    """The resources every run takes: the settings and the lake IO manager reading its data directory from them."""
-    return {"io_manager": LakeIOManager(settings=settings), "settings": settings}
+def lake_resources(settings: JbagSettings, compute: JbagCompute | None = None) -> dict:
+    """The resources every run takes: the settings, the lake IO manager reading its data directory from them, and
+    where batches of games run (default inline: this process)."""
+    return {"io_manager": LakeIOManager(settings=settings), "settings": settings,
+            "compute": compute or JbagCompute(backend="inline")}

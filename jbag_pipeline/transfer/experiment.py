@@ -31,6 +31,7 @@ from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.compute import Compute
 from jbag_pipeline.analysis.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
@@ -193,11 +194,13 @@ def variant_label(game: str, params: dict) -> str:
     return f"{game}(" + ",".join(f"{k}={params[k]}" for k in sorted(params)) + ")"
 
 
-def selfplay_tables(game: str, params: dict, n_games: int, block: int, settings: TransferSettings) -> tuple:
-    """(games, states) of n MCTS self-play games of one variant at the settings' budget, seeds from `block`."""
+def selfplay_tables(game: str, params: dict, n_games: int, block: int, settings: TransferSettings,
+                    compute: Compute | None = None) -> tuple:
+    """(games, states) of n MCTS self-play games of one variant at the settings' budget, seeds from `block`,
+    played on `compute` (None: inline)."""
     run = GameRun(params=dict(params), mcts_iterations=settings.mcts_iterations,
                   rollout_length=settings.rollout_length)
-    return play_selfplay(game, run, selfplay_seeds(settings.seed, block, n_games))
+    return play_selfplay(game, run, selfplay_seeds(settings.seed, block, n_games), compute)
 
 
 def _first_games(tables: tuple[pl.DataFrame, pl.DataFrame], n: int) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -236,7 +239,7 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
                         settings: TransferSettings = TransferSettings(),
                         source_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
                         target_tables: tuple[pl.DataFrame, pl.DataFrame] | None = None,
-                        prepared: PreparedTransfer | None = None) -> pl.DataFrame:
+                        prepared: PreparedTransfer | None = None, compute: Compute | None = None) -> pl.DataFrame:
     """transfer_results rows: each method's JSON-Bag OSLA against baseline OSLAs on the target, in every seat,
     against the control (baseline OSLA in every seat, the same seeds), and the control's own row.
 
@@ -247,13 +250,14 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
     vocabulary comes from the target's recorded states, never their outcomes. Every method plays the same
     evaluation seeds. Per method: counts, mean score with a bounded interval, win rate with its Wilson interval,
     the control's win rate, p_value_vs_control (stratified by seat), p_value_holm (across the methods) and verdict.
+    Every batch of games runs on `compute` (None: inline).
     """
     (source_game, source_params), (target_game, target_params) = source, target
     if source_tables is None:
-        source_tables = selfplay_tables(source_game, source_params, settings.source_games, 0, settings)
+        source_tables = selfplay_tables(source_game, source_params, settings.source_games, 0, settings, compute)
     if target_tables is None:
         n_target = max([settings.target_games, *settings.finetune_games])
-        target_tables = selfplay_tables(target_game, target_params, n_target, 1, settings)
+        target_tables = selfplay_tables(target_game, target_params, n_target, 1, settings, compute)
     available = target_tables[0].height
     if max(settings.finetune_games, default=0) > available:
         raise ValueError(f"transfer_experiment: finetune_games {settings.finetune_games} needs more target games "
@@ -283,10 +287,11 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
         def value_factory(prototypes=prototypes, features=features):
             return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players, token_filter=TokenFilter(settings.blacklist))
         games = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
-                                settings.games_per_seat, settings.seed)
+                                settings.games_per_seat, settings.seed, compute)
         played.append(games.select("game", "seat", "score").with_columns(pl.lit(method).alias("method")))
         target_games_of[method] = n_games
-    control = control_table(play_control(target_game, target_params, settings.games_per_seat, settings.seed))
+    control = control_table(play_control(target_game, target_params, settings.games_per_seat, settings.seed,
+                                         compute))
     summary = summarise(pl.concat(played), control, keys=("game", "method")).filter(pl.col("scope") == OVERALL)
     labels = {"source": variant_label(source_game, source_params), "target": variant_label(target_game, target_params)}
     rows = [{**labels, **row, "n_target_games": target_games_of[row["method"]]}

@@ -29,6 +29,12 @@ BAD_ARGUMENTS = [
     (["run", "--preset", "smoke", "--select", "selfplay_gmes"], "did you mean 'selfplay_games'?"),
     (["run", "--preset", "smoke", "--select", ","], "--select names no asset"),
     (["run", "--preset", "smoke", "--games", "connect4,chess"], "unknown game(s) 'chess'"),
+    (["run", "--preset", "smoke", "--compute", "gpu"], "unknown backend 'gpu'"),
+    (["run", "--preset", "smoke", "--scheduler", "tcp://127.0.0.1:8786"], "only for --compute dask"),
+    (["run", "--preset", "smoke", "--compute", "dask"], "needs a scheduler address"),
+    (["run", "--preset", "smoke", "--compute", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+     "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
+    (["run", "--preset", "smoke", "--workers", "0"], "not a positive number of workers"),
     (["report"], "does not exist"),
     (["ingest", "game.json"], "unknown preset 'bad'"),
 ]

@@ -1,0 +1,245 @@
+"""Compute backends for batches of independent games (pure of Dagster; distributed is imported only for dask).
+
+A batch is a picklable task `task(chunk) -> results, one per item` and a list of items (game seeds or
+(seat, index) pairs). run_batch cuts the items into chunks of a few, runs the chunks where the backend
+says, and returns the results in item order: each game is seeded by its own index, so the assembled
+table is the same on every backend and for any number of workers or any chunk size.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import re
+import socket
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Sequence
+
+BACKENDS = ("inline", "local", "dask")
+TASKS_PER_WORKER = 4  # chunks per worker: small enough to balance games of unequal length, few enough to be cheap
+DASK_RETRIES = 2  # a task whose code raised is tried again this often; a lost worker's tasks are rescheduled anyway
+CONNECT_TIMEOUT = 10.0  # seconds to reach a Dask scheduler
+_ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9a-fA-F:]+\]|[^:/\s]+):(\d{1,5})$")
+
+
+class ComputeError(RuntimeError):
+    """A batch could not run: its workers died, or the Dask scheduler was lost."""
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Compute:
+    """Runs `task` over chunks and returns the chunks' results in order; `workers` is the parallelism."""
+
+    name = "compute"
+    workers = 1
+
+    def map(self, task: Callable[[list], list], chunks: list[list]) -> list[list]:
+        raise NotImplementedError
+
+    def chunk_size(self, n_items: int) -> int:
+        """Items per task: about TASKS_PER_WORKER tasks per worker, at least one item."""
+        return max(1, math.ceil(n_items / (self.workers * TASKS_PER_WORKER)))
+
+    def describe(self) -> str:
+        return self.name
+
+
+class InlineCompute(Compute):
+    """Every chunk in this process, one after another."""
+
+    name = "inline"
+
+    def map(self, task, chunks):
+        return [task(chunk) for chunk in chunks]
+
+    def chunk_size(self, n_items: int) -> int:
+        return max(1, n_items)
+
+
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _start_method() -> str:
+    # never fork: the parent (Dagster, polars, a Dask client) runs threads, and a forked child inherits their locks
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+class LocalCompute(Compute):
+    """Chunks over `workers` processes of this machine (default: every core this process may use).
+
+    The pool is started once per worker count and kept for the process's lifetime, so a run of many
+    batches pays the workers' start-up (imports) once. Tasks and results travel by pickle.
+    """
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None):
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"compute local: workers must be a positive integer, got {workers!r}")
+        self.workers = workers or _cpu_count()
+
+    def _pool(self) -> ProcessPoolExecutor:
+        with _POOLS_LOCK:
+            pool = _POOLS.get(self.workers)
+            if pool is None:
+                context = multiprocessing.get_context(_start_method())
+                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=context)
+            return pool
+
+    def map(self, task, chunks):
+        if len(chunks) <= 1 or self.workers == 1:
+            return InlineCompute().map(task, chunks)  # nothing to run side by side: skip the round trip
+        pool = self._pool()
+        try:
+            return list(pool.map(task, chunks))
+        except BrokenProcessPool as exc:
+            with _POOLS_LOCK:
+                _POOLS.pop(self.workers, None)
+            raise ComputeError(f"compute local: a worker process died mid-batch ({exc}); nothing was written, "
+                               "rerun (with --compute inline to see the error in this process)") from exc
+
+    def describe(self) -> str:
+        return f"local ({self.workers} processes)"
+
+
+def check_scheduler_address(address: str) -> tuple[str, int]:
+    """(host, port) of a scheduler address 'tcp://HOST:PORT' (or tls://); ValueError naming the address else."""
+    found = _ADDRESS.match(address or "")
+    if not found or not 0 < int(found.group(3)) < 65536:
+        raise ValueError(f"compute dask: scheduler address {address!r} is not tcp://HOST:PORT")
+    return found.group(2).strip("[]"), int(found.group(3))
+
+
+def _reachable(address: str, timeout: float) -> None:
+    host, port = check_scheduler_address(address)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"compute dask: cannot reach the Dask scheduler at {address} "
+                         f"({exc.strerror or exc}); start it (dask scheduler) or fix --scheduler") from None
+
+
+_CLIENTS: dict[str, object] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+class DaskCompute(Compute):
+    """Chunks as tasks on a Dask cluster through a `distributed.Client` connected to `scheduler`.
+
+    The workers must import this jbag (the same image or the same checkout). A worker lost mid-batch
+    has its tasks rescheduled on the others by the scheduler; a task whose code raised is retried
+    DASK_RETRIES times, then its error ends the batch. Results are gathered whole before any table is
+    written. `min_workers` waits (up to `timeout`) until that many workers have joined.
+    """
+
+    name = "dask"
+
+    def __init__(self, scheduler: str, min_workers: int | None = None, timeout: float = CONNECT_TIMEOUT):
+        check_scheduler_address(scheduler)
+        if min_workers is not None and (isinstance(min_workers, bool) or not isinstance(min_workers, int)
+                                        or min_workers < 1):
+            raise ValueError(f"compute dask: workers must be a positive integer, got {min_workers!r}")
+        self.scheduler, self.min_workers, self.timeout = scheduler, min_workers, timeout
+
+    def client(self):
+        """The (cached) client of this scheduler; raises ValueError in one line when it cannot be reached."""
+        with _CLIENTS_LOCK:
+            client = _CLIENTS.get(self.scheduler)
+            if client is not None and client.status == "running":
+                return client
+            _reachable(self.scheduler, self.timeout)
+            try:
+                from distributed import Client
+            except ImportError:
+                raise ValueError("compute dask: the distributed package is missing; "
+                                 "pip install -e '.[dask]'") from None
+            try:
+                client = Client(self.scheduler, timeout=self.timeout, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise ValueError(f"compute dask: cannot connect to the Dask scheduler at {self.scheduler} "
+                                 f"({exc})") from None
+            _CLIENTS[self.scheduler] = client
+        if self.min_workers:
+            try:
+                client.wait_for_workers(self.min_workers, timeout=max(self.timeout, 60.0))
+            except TimeoutError:
+                raise ValueError(f"compute dask: fewer than {self.min_workers} workers joined {self.scheduler}"
+                                 f" within {max(self.timeout, 60.0):.0f}s") from None
+        return client
+
+    def close(self) -> None:
+        """Close this scheduler's cached client (the cluster keeps running)."""
+        with _CLIENTS_LOCK:
+            client = _CLIENTS.pop(self.scheduler, None)
+        if client is not None:
+            client.close()
+
+    @property
+    def workers(self) -> int:
+        return max(1, len(self.client().scheduler_info(n_workers=-1)["workers"]))
+
+    def map(self, task, chunks):
+        if not chunks:
+            return []
+        from distributed import KilledWorker
+
+        client = self.client()
+        futures = client.map(task, chunks, pure=False, retries=DASK_RETRIES)
+        try:
+            return client.gather(futures)
+        except KilledWorker as exc:
+            raise ComputeError(f"compute dask: a task killed every worker that ran it ({exc}); "
+                               "nothing was written") from exc
+        except OSError as exc:  # CommClosedError and friends: the scheduler went away
+            raise ComputeError(f"compute dask: lost the Dask scheduler at {self.scheduler} mid-batch ({exc}); "
+                               "nothing was written") from exc
+        finally:
+            pending = [f for f in futures if not f.done()]
+            if pending:  # after a failure: stop the rest of the batch
+                client.cancel(pending)
+
+    def describe(self) -> str:
+        return f"dask ({self.scheduler})"
+
+
+def make_compute(backend: str = "local", scheduler: str | None = None, workers: int | None = None) -> Compute:
+    """The backend named `backend`; scheduler only for dask (required there), workers = processes (local) or
+    workers to wait for (dask). Bad combinations raise ValueError in one line."""
+    if backend not in BACKENDS:
+        raise ValueError(f"compute: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        raise ValueError(f"compute: a scheduler address ({scheduler}) is only for the dask backend, not {backend!r}")
+    if backend == "dask":
+        if not scheduler:
+            raise ValueError("compute dask: needs a scheduler address (--scheduler tcp://HOST:PORT)")
+        return DaskCompute(scheduler, workers)
+    if backend == "inline":
+        if workers not in (None, 1):
+            raise ValueError(f"compute inline: runs in this process; workers={workers} needs --compute local")
+        return InlineCompute()
+    return LocalCompute(workers)
+
+
+def run_batch(compute: Compute | None, task: Callable[[list], list], items: Sequence) -> list:
+    """task over `items` in chunks on `compute` (None: inline); one result per item, in item order."""
+    items = list(items)
+    compute = compute or InlineCompute()
+    size = compute.chunk_size(len(items))
+    chunks = [items[start:start + size] for start in range(0, len(items), size)]
+    results = []
+    for chunk, chunk_results in zip(chunks, compute.map(task, chunks), strict=True):
+        if len(chunk_results) != len(chunk):
+            raise ComputeError(f"compute {compute.name}: a task returned {len(chunk_results)} results for "
+                               f"{len(chunk)} items")
+        results.extend(chunk_results)
+    return results
