@@ -39,6 +39,45 @@ def sellable_units(resources: list[int]) -> tuple:
     return tuple((unit, resources[i]) for unit, i in enumerate(SELLABLE) if resources[i])
 
 
+UNLIMITED = 1 << 30  # a budget no payment reaches
+MAX_TABLES = 1 << 15  # payment tables kept before the cache starts afresh
+_TABLES: dict = {}
+
+
+def payment_table(own: tuple, market: tuple) -> dict:
+    """The cache of payments for one seller situation (own_supply, (left, right, prices)): cost -> payments.
+
+    MCTS meets the same production and neighbours again and again; only the coins differ, and
+    affordable_payments applies them afterwards.
+    """
+    key = (own, market)
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= MAX_TABLES:
+            _TABLES.clear()
+        table = _TABLES[key] = {}
+    return table
+
+
+def affordable_payments(table: dict, cost: tuple, own: tuple, market: tuple, coins: int) -> tuple:
+    """payment_options for `cost` ((resource, n), ... with coins) with `coins` to spend, through `table`.
+
+    Equal to filtering the unlimited-budget payments by their sum: a payment that fits the budget is
+    dominated only by payments that fit it too, so the Pareto front commutes with the budget filter.
+    """
+    options = table.get(cost)
+    if options is None:
+        options = table[cost] = payment_options(goods_needed(cost), own, market[0], market[1], market[2], UNLIMITED)
+    budget = coins - coin_cost(cost)
+    return tuple(p for p in options if p[0] + p[1] <= budget)
+
+
+@lru_cache(maxsize=None)
+def coin_cost(cost: tuple) -> int:
+    """The coins a ((resource, n), ...) cost names (each resource is named once)."""
+    return dict(cost).get("Coin", 0)
+
+
 def payment_options(need: tuple, own: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
     """Pareto-minimal (to_left, to_right) payments for goods `need` (goods_needed form), sorted; () if none.
 
