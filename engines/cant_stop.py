@@ -23,6 +23,21 @@ DECISION, ALLOCATION = "Decision", "Allocation"
 ROLL, STOP, BUST = "roll", "stop", "bust"
 
 
+def _pairings(value: int) -> tuple:
+    """The distinct sorted sum pairs of the three ways to pair the dice of roll `value` (as roll() decodes it)."""
+    d = (value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1)
+    pairings = []
+    for a, b in ((d[0] + d[1], d[2] + d[3]), (d[0] + d[2], d[1] + d[3]), (d[0] + d[3], d[1] + d[2])):
+        pairing = (a, b) if a <= b else (b, a)
+        if pairing not in pairings:
+            pairings.append(pairing)
+    return tuple(pairings)
+
+
+ROLLS = tuple((value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1) for value in range(6**4))
+PAIRINGS = {dice: _pairings(value) for value, dice in enumerate(ROLLS)}  # dice -> pairings, in roll() order
+
+
 class CantStop(Game):
     """The game: only the number of players (2..4, default 4) varies."""
 
@@ -177,26 +192,45 @@ class CantStopState(State):
                 self.temporary[track] = self.temporary.get(track, moves[track]) + 1
             self.phase = DECISION
 
+    def random_playout(self, rand, max_actions: int) -> None:
+        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
+        without apply's checks (every action is taken from the legal list)."""
+        for _ in range(max_actions):
+            if self.won_by >= 0:
+                break
+            if self.phase == DECISION:
+                if int(rand() * 2) == 0:
+                    self.roll()
+                else:
+                    self.stop()
+                continue
+            options = self.options
+            if not options:
+                rand()  # the only legal action, "bust", is still drawn
+                self.temporary = {}
+                self.end_turn()
+                continue
+            moves, temporary = self.permanent[self.player], self.temporary
+            for track in options[int(rand() * len(options))]:
+                temporary[track] = temporary.get(track, moves[track]) + 1
+            self.phase = DECISION
+
     def roll(self) -> None:
         """Roll the 4 dice and list the allocations they allow."""
         if self.rng_shared:
             own = random.Random.__new__(random.Random)
             own.setstate(self.rng.getstate())
             self.rng, self.rng_shared = own, False
-        value = self.rng.randrange(6**4)  # four independent d6 from one draw
-        self.dice = (value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1)
+        self.dice = ROLLS[self.rng.randrange(6**4)]  # four independent d6 from one draw
         self.phase = ALLOCATION
         self.options = self.allocations()
 
     def allocations(self) -> tuple:
         """TAG's allocation actions for the current dice: legal pairings, else legal single sums."""
-        d = self.dice
-        pairings = []
-        for a, b in ((d[0] + d[1], d[2] + d[3]), (d[0] + d[2], d[1] + d[3]), (d[0] + d[3], d[1] + d[2])):
-            pairing = (a, b) if a <= b else (b, a)
-            if pairing not in pairings:
-                pairings.append(pairing)
+        pairings = PAIRINGS[self.dice]
         options = [p for p in pairings if self.is_legal(p)]
+        if len(options) == len(pairings):
+            return pairings
         for pairing in pairings:
             if pairing not in options:
                 for track in pairing:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 
 from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
+from engines.chance import shuffle
 from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
                                     apply_effect_action, effect_actions, play_card)
 from engines.dominion.state_json import read_state_fields, valid_turn
@@ -84,18 +85,22 @@ class DominionState(State):
         """Draw `count` cards into `seat`'s hand, reshuffling the discard pile when the draw pile is empty."""
         pile = self.draw_piles[seat]
         hand = self.hands[seat]
-        for _ in range(count):
+        while count > 0:
             if not pile:
-                if not self.discards[seat]:
+                discard = self.discards[seat]
+                if not discard:
                     return
-                pile.extend(self.discards[seat])
-                self.discards[seat].clear()
+                pile.extend(discard)
+                discard.clear()
                 self._shuffle(pile)
-            hand.append(pile.pop(0))
+            drawn = pile[:count]
+            del pile[:count]
+            hand.extend(drawn)
+            count -= len(drawn)
 
     def _shuffle(self, cards: list[str]) -> None:
         rng = random.Random(self.chance_seed)
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         self.chance_seed = rng.getrandbits(64)
 
     def gain(self, seat: int, card: str, to_hand: bool = False) -> None:
@@ -329,7 +334,7 @@ class DominionState(State):
         state = self.clone()
         for seat in range(self.n_players):
             cards = self._unlocated(seat, player)
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             if seat != player:
                 hidden_in_hand = len(self.hands[seat]) - len(self.revealed[seat])
                 state.hands[seat] = list(self.revealed[seat]) + cards[:hidden_in_hand]

@@ -38,6 +38,7 @@ import random
 from typing import Hashable
 
 from engines.base import Game, State, check_params, normalize_action, returns_from_scores
+from engines.chance import shuffle
 from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX, MAX_PLAYERS,
                                          MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
                                          age_deck)
@@ -270,9 +271,9 @@ class SevenWondersState(State):
         deck = age_deck(self.age, self.n_players)
         if self.age == LAST_AGE:
             guilds = list(GUILDS)
-            rng.shuffle(guilds)
+            shuffle(rng, guilds)
             deck += guilds[: self.n_players + 2]
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         for seat in range(self.n_players):
             self.hands[seat].extend(deck[seat * CARDS_PER_HAND:(seat + 1) * CARDS_PER_HAND])
 
