@@ -227,8 +227,21 @@ class CantStopState(State):
 
     def allocations(self) -> tuple:
         """TAG's allocation actions for the current dice: legal pairings, else legal single sums."""
+        # is_legal written out: room = steps left on a track (0 when completed), new = needs a free marker
         pairings = PAIRINGS[self.dice]
-        options = [p for p in pairings if self.is_legal(p)]
+        moves, temporary, completed = self.permanent[self.player], self.temporary, self.completed
+        free = MARKERS - len(temporary)
+        options = []
+        for pairing in pairings:
+            a, b = pairing
+            room_a = 0 if completed[a] else TRACK_LENGTHS[a] - temporary.get(a, moves[a])
+            if a == b:
+                legal = room_a >= 2 and (a in temporary or free >= 1)
+            else:
+                room_b = 0 if completed[b] else TRACK_LENGTHS[b] - temporary.get(b, moves[b])
+                legal = room_a >= 1 and room_b >= 1 and (a not in temporary) + (b not in temporary) <= free
+            if legal:
+                options.append(pairing)
         if len(options) == len(pairings):
             return pairings
         for pairing in pairings:
@@ -279,8 +292,8 @@ class CantStopState(State):
 
     def owned_tracks(self, seat: int) -> int:
         """Completed tracks on which `seat`'s permanent marker stands at the top."""
-        moves = self.permanent[seat]
-        return sum(1 for t in TRACKS if self.completed[t] and moves[t] == TRACK_LENGTHS[t])
+        # tracks 0 and 1 are never completed, so zipping all 13 counts the same tracks as TRACKS
+        return sum(done and at == top for done, at, top in zip(self.completed, self.permanent[seat], TRACK_LENGTHS))
 
     def clone(self) -> "CantStopState":
         """An independent copy that will roll the same dice (it shares the rng until either side rolls)."""
