@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BASE_COMMIT = "38b7c38"
 GAMES = ("dominion", "seven_wonders", "sea_salt_paper", "cant_stop")
 PAPER = (1000, 100)  # the paper preset's MCTS iterations and rollout length
-DECISIONS = {"demo": 12, "paper": 2}  # decisions timed per measurement
+DECISIONS = {"demo": 40, "paper": 2}  # decisions timed per measurement
 
 
 def budgets() -> dict[str, dict[str, tuple[int, int]]]:

@@ -55,6 +55,8 @@ TARGETS = (
            r"pipeline/smoke/one jbag run \(estimate\)", "ours", "wall s", "median", "<=", 180.0),
     Target("demo preset end to end <= 20 minutes (one jbag run, estimated)",
            r"pipeline/demo/one jbag run \(estimate\)", "ours", "wall s", "median", "<=", 1200.0),
+    Target("card-engine MCTS >= 2x the commit before (38b7c38), every card game and preset budget",
+           r"card_mcts/.*", "ours", "iterations/s", "ratio", ">=", 2.0),
     Target("self-play time grows linearly (4x games: time per action <= 1.25x of 1x)", r"scaling/selfplay/.*",
            r"4x.*", "s", "ratio", "<=", 1.25),
 )

@@ -125,6 +125,8 @@ def payment_options(need: tuple, own: tuple, left: tuple, right: tuple, prices: 
 
 @lru_cache(maxsize=1 << 16)
 def _cheapest(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
+    if not any(own_choices) and not any(left[N_GOODS:]) and not any(right[N_GOODS:]):
+        return _cheapest_single_goods(need, left, right, prices, budget)
     memo: dict = {}
 
     def solve(need, own_choices, left, right) -> frozenset:
@@ -157,6 +159,22 @@ def _cheapest(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices
         return result
 
     return tuple(sorted(solve(need, own_choices, left, right)))
+
+
+def _cheapest_single_goods(need: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
+    """_cheapest when only single goods help: each good is split between the sides on its own, so the front is
+    the Pareto front of the sum of the goods' splits (a dominated part only makes dominated sums)."""
+    front = [(0, 0)]
+    for good, n in enumerate(need):
+        if not n:
+            continue
+        rare = good >= len(BASIC_GOODS)
+        to_left, to_right = prices[rare], prices[2 + rare]
+        splits = [(x * to_left, (n - x) * to_right) for x in range(max(0, n - right[good]), min(left[good], n) + 1)]
+        if not splits:
+            return ()
+        front = pareto([(a + c, b + d) for a, b in front for c, d in splits])
+    return tuple(p for p in front if p[0] + p[1] <= budget)
 
 
 def pareto(payments) -> list:
