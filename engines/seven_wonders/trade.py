@@ -127,6 +127,11 @@ def payment_options(need: tuple, own: tuple, left: tuple, right: tuple, prices: 
 def _cheapest(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
     if not any(own_choices) and not any(left[N_GOODS:]) and not any(right[N_GOODS:]):
         return _cheapest_single_goods(need, left, right, prices, budget)
+    return _search(need, own_choices, left, right, prices, budget)
+
+
+def _search(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
+    """The Pareto front over every way to source each needed unit (own choices, either side's units)."""
     memo: dict = {}
 
     def solve(need, own_choices, left, right) -> frozenset:
