@@ -192,13 +192,41 @@ class SeaSaltPaperState(State):
     def random_playout(self, rand, max_actions: int) -> None:
         """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
         without apply's normalising and legality check (the action is taken from the legal list)."""
+        piles = self.piles
         for _ in range(max_actions):
-            if self.phase == OVER:
+            phase = self.phase
+            if phase == DRAW:  # the DRAW and DISCARD choices are picked by index, without listing them
+                self.legal = None
+                n_draw = (1 if piles[0] else 0) + (1 if piles[1] else 0)
+                n = n_draw + (1 if self.draw_pile else 0)
+                index = int(rand() * (n or 1))
+                if index < n_draw:  # ("take_discard", pile): the first non-empty pile, then the second
+                    pile = piles[0] if index == 0 and piles[0] else piles[1]
+                    self.hands[self.player].append(pile.pop())
+                    self.phase = DUO
+                elif n:
+                    self.draw_cards()
+                else:  # "pass"
+                    self.phase = DUO
+            elif phase == DISCARD:
+                self.legal = None
+                targets = self.discard_targets()
+                drawn, pile = divmod(int(rand() * (self.pending_drawn * len(targets))), len(targets))
+                hand = self.hands[self.player]
+                piles[targets[pile] - 1].append(hand.pop(len(hand) - 1 - drawn))
+                self.pending_drawn -= 1
+                self.pending_discards -= 1
+                if self.pending_discards == 0:
+                    self.pending_drawn = 0
+                    self.phase = DUO
+            elif phase == OVER:
                 break
-            legal = self.legal
-            if legal is None:
-                legal = self.list_legal_actions()
-            self._play(legal[int(rand() * len(legal))])
+            else:
+                legal = self.legal
+                if legal is None:
+                    legal = self.list_legal_actions()
+                self._play(legal[int(rand() * len(legal))])
+                piles = self.piles  # a new round deals new piles
 
     def _play(self, action: Action) -> None:
         """Apply a legal, normalised `action` for the current player."""
