@@ -11,6 +11,7 @@ Dice come from the state's seeded random.Random, so a game is reproducible from 
 from __future__ import annotations
 
 import random
+from operator import and_, eq
 
 from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
 
@@ -248,7 +249,9 @@ class CantStopState(State):
             if pairing not in options:
                 for track in pairing:
                     single = (track,)
-                    if single not in options and self.is_legal(single):
+                    if (single not in options and not completed[track]
+                            and temporary.get(track, moves[track]) < TRACK_LENGTHS[track]
+                            and (track in temporary or free >= 1)):
                         options.append(single)
         return tuple(options)
 
@@ -292,8 +295,8 @@ class CantStopState(State):
 
     def owned_tracks(self, seat: int) -> int:
         """Completed tracks on which `seat`'s permanent marker stands at the top."""
-        # tracks 0 and 1 are never completed, so zipping all 13 counts the same tracks as TRACKS
-        return sum(done and at == top for done, at, top in zip(self.completed, self.permanent[seat], TRACK_LENGTHS))
+        # tracks 0 and 1 are never completed, so all 13 count the same tracks as TRACKS (map: no Python loop)
+        return sum(map(and_, map(eq, self.permanent[seat], TRACK_LENGTHS), self.completed))
 
     def clone(self) -> "CantStopState":
         """An independent copy that will roll the same dice (it shares the rng until either side rolls)."""

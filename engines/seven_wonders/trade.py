@@ -65,10 +65,14 @@ def affordable_payments(table: dict, cost: tuple, own: tuple, market: tuple, coi
     Equal to filtering the unlimited-budget payments by their sum: a payment that fits the budget is
     dominated only by payments that fit it too, so the Pareto front commutes with the budget filter.
     """
-    options = table.get(cost)
-    if options is None:
-        options = table[cost] = payment_options(goods_needed(cost), own, market[0], market[1], market[2], UNLIMITED)
+    entry = table.get(cost)
+    if entry is None:
+        options = payment_options(goods_needed(cost), own, market[0], market[1], market[2], UNLIMITED)
+        entry = table[cost] = (options, max((a + b for a, b in options), default=0))
+    options, dearest = entry
     budget = coins - coin_cost(cost)
+    if dearest <= budget:
+        return options  # dearest >= 0, so the budget is not negative either
     return tuple(p for p in options if p[0] + p[1] <= budget)
 
 
