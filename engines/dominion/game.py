@@ -139,7 +139,7 @@ class DominionState(State):
             actions = [PLAY_ACTIONS[c] for c in ACTION_CARDS if c in hand]
             actions.append("end_phase")
             return actions
-        budget = self.available_spend()
+        budget = sum(map(TREASURE.__getitem__, self.hands[self.turn_player])) - self.spent + self.additional_spend
         if budget < 0:
             return ["end_phase"]
         supply = self.supply
@@ -182,7 +182,8 @@ class DominionState(State):
             self.gain(self.turn_player, action[1])
         if self.pending is not None:
             return
-        if self._supply_exhausted():
+        supply = self.supply  # _supply_exhausted, its usual answers inline (this runs after every move)
+        if supply["PROVINCE"] == 0 or (0 in supply.values() and self._supply_exhausted()):
             self.terminal = True
         elif self.phase == PLAY and (phase_ended or self.actions < 1):
             self._start_buy_phase()
