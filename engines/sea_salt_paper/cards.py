@@ -93,22 +93,7 @@ def pair_points(suite_counts: list[int]) -> int:
     return points
 
 
-MAX_CACHED_HANDS = 1 << 16
-_HAND_POINTS: dict = {}
-
-
 def hand_points(hand: list[int], played: list[int], victory_threshold: int) -> int:
-    """hand_points_of, remembered: MCTS scores the same hands over and over (every DUO phase, every rollout)."""
-    key = (tuple(sorted(hand)), tuple(sorted(played)), victory_threshold)  # points ignore card order
-    points = _HAND_POINTS.get(key)
-    if points is None:
-        if len(_HAND_POINTS) >= MAX_CACHED_HANDS:
-            _HAND_POINTS.clear()
-        points = _HAND_POINTS[key] = hand_points_of(hand, played, victory_threshold)
-    return points
-
-
-def hand_points_of(hand: list[int], played: list[int], victory_threshold: int) -> int:
     """TAG's HandManager.calculatePoint: collectors, multipliers, mermaids, pairs in hand, played pairs.
 
     Multipliers count the suite's non-multiplier cards in hand plus those in the played-duo area.
