@@ -3,10 +3,10 @@
 The base commit's engines/ is extracted with `git archive` into a temporary folder; every measurement runs
 in its own subprocess whose PYTHONPATH puts either that folder or this checkout first, alternating old and new
 (the old one first on even repeats), so both see the same load; each times its decisions in CPU seconds
-(time.process_time), which other processes on a shared machine disturb far less than wall time. Each measurement is one MCTSAgent decision
-at each of several states spread over a seeded random game, with the presets' budgets: "demo" (the demo
-preset's iterations and rollout length per game) and "paper" (1000 iterations, rollouts of 100 actions).
-The ratio is the median over repeats of ours / base measured back to back.
+(time.process_time), which other processes on a shared machine disturb far less than wall time. A measurement
+is one MCTSAgent decision at each of several states spread over a seeded random game, with the presets'
+budgets: "demo" (the demo preset's iterations and rollout length per game) and "paper" (1000 iterations,
+rollouts of 100 actions). The ratio is the median over repeats of ours / base measured back to back.
 """
 
 from __future__ import annotations

@@ -194,7 +194,8 @@ class DominionState(State):
         counts = self.supply.values()
         if self.supply["PROVINCE"] == 0:
             return True
-        return 0 in counts and sum(1 for count in counts if count == 0) >= self.game.params["piles_exhausted_for_game_end"]
+        limit = self.game.params["piles_exhausted_for_game_end"]
+        return 0 in counts and sum(1 for count in counts if count == 0) >= limit
 
     def _start_buy_phase(self) -> None:
         self.phase = BUY

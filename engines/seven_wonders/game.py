@@ -246,7 +246,8 @@ class SevenWondersState(State):
             if self._is_free(seat, card, len(hand)):
                 plays.append(("play", name, 0, 0))
             else:
-                plays.extend(("play", name, l, r) for l, r in affordable_payments(payments, card.cost, own, market, coins))
+                options = affordable_payments(payments, card.cost, own, market, coins)
+                plays.extend(("play", name, l, r) for l, r in options)
         stages = []
         wonder, side, stage, _ = self.boards[seat]
         costs = WONDERS[wonder].costs[side]
