@@ -11,6 +11,7 @@ Dice come from the state's seeded random.Random, so a game is reproducible from 
 from __future__ import annotations
 
 import random
+from operator import and_, eq
 
 from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
 
@@ -21,6 +22,21 @@ MARKERS = 3
 TRACKS_TO_WIN = 3
 DECISION, ALLOCATION = "Decision", "Allocation"
 ROLL, STOP, BUST = "roll", "stop", "bust"
+
+
+def _pairings(value: int) -> tuple:
+    """The distinct sorted sum pairs of the three ways to pair the dice of roll `value` (as roll() decodes it)."""
+    d = (value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1)
+    pairings = []
+    for a, b in ((d[0] + d[1], d[2] + d[3]), (d[0] + d[2], d[1] + d[3]), (d[0] + d[3], d[1] + d[2])):
+        pairing = (a, b) if a <= b else (b, a)
+        if pairing not in pairings:
+            pairings.append(pairing)
+    return tuple(pairings)
+
+
+ROLLS = tuple((value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1) for value in range(6**4))
+PAIRINGS = {dice: _pairings(value) for value, dice in enumerate(ROLLS)}  # dice -> pairings, in roll() order
 
 
 class CantStop(Game):
@@ -177,31 +193,65 @@ class CantStopState(State):
                 self.temporary[track] = self.temporary.get(track, moves[track]) + 1
             self.phase = DECISION
 
+    def random_playout(self, rand, max_actions: int) -> None:
+        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
+        without apply's checks (every action is taken from the legal list)."""
+        for _ in range(max_actions):
+            if self.won_by >= 0:
+                break
+            if self.phase == DECISION:
+                if int(rand() * 2) == 0:
+                    self.roll()
+                else:
+                    self.stop()
+                continue
+            options = self.options
+            if not options:
+                rand()  # the only legal action, "bust", is still drawn
+                self.temporary = {}
+                self.end_turn()
+                continue
+            moves, temporary = self.permanent[self.player], self.temporary
+            for track in options[int(rand() * len(options))]:
+                temporary[track] = temporary.get(track, moves[track]) + 1
+            self.phase = DECISION
+
     def roll(self) -> None:
         """Roll the 4 dice and list the allocations they allow."""
         if self.rng_shared:
             own = random.Random.__new__(random.Random)
             own.setstate(self.rng.getstate())
             self.rng, self.rng_shared = own, False
-        value = self.rng.randrange(6**4)  # four independent d6 from one draw
-        self.dice = (value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1)
+        self.dice = ROLLS[self.rng.randrange(6**4)]  # four independent d6 from one draw
         self.phase = ALLOCATION
         self.options = self.allocations()
 
     def allocations(self) -> tuple:
         """TAG's allocation actions for the current dice: legal pairings, else legal single sums."""
-        d = self.dice
-        pairings = []
-        for a, b in ((d[0] + d[1], d[2] + d[3]), (d[0] + d[2], d[1] + d[3]), (d[0] + d[3], d[1] + d[2])):
-            pairing = (a, b) if a <= b else (b, a)
-            if pairing not in pairings:
-                pairings.append(pairing)
-        options = [p for p in pairings if self.is_legal(p)]
+        # is_legal written out: room = steps left on a track (0 when completed), new = needs a free marker
+        pairings = PAIRINGS[self.dice]
+        moves, temporary, completed = self.permanent[self.player], self.temporary, self.completed
+        free = MARKERS - len(temporary)
+        options = []
+        for pairing in pairings:
+            a, b = pairing
+            room_a = 0 if completed[a] else TRACK_LENGTHS[a] - temporary.get(a, moves[a])
+            if a == b:
+                legal = room_a >= 2 and (a in temporary or free >= 1)
+            else:
+                room_b = 0 if completed[b] else TRACK_LENGTHS[b] - temporary.get(b, moves[b])
+                legal = room_a >= 1 and room_b >= 1 and (a not in temporary) + (b not in temporary) <= free
+            if legal:
+                options.append(pairing)
+        if len(options) == len(pairings):
+            return pairings
         for pairing in pairings:
             if pairing not in options:
                 for track in pairing:
                     single = (track,)
-                    if single not in options and self.is_legal(single):
+                    if (single not in options and not completed[track]
+                            and temporary.get(track, moves[track]) < TRACK_LENGTHS[track]
+                            and (track in temporary or free >= 1)):
                         options.append(single)
         return tuple(options)
 
@@ -245,8 +295,8 @@ class CantStopState(State):
 
     def owned_tracks(self, seat: int) -> int:
         """Completed tracks on which `seat`'s permanent marker stands at the top."""
-        moves = self.permanent[seat]
-        return sum(1 for t in TRACKS if self.completed[t] and moves[t] == TRACK_LENGTHS[t])
+        # tracks 0 and 1 are never completed, so all 13 count the same tracks as TRACKS (map: no Python loop)
+        return sum(map(and_, map(eq, self.permanent[seat], TRACK_LENGTHS), self.completed))
 
     def clone(self) -> "CantStopState":
         """An independent copy that will roll the same dice (it shares the rng until either side rolls)."""

@@ -26,8 +26,9 @@ from __future__ import annotations
 import random
 
 from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
+from engines.chance import shuffle
 from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
-                                    apply_effect_action, distinct_in_order, effect_actions, play_card)
+                                    apply_effect_action, effect_actions, play_card)
 from engines.dominion.state_json import read_state_fields, valid_turn
 
 GAME_TYPE = "Dominion"
@@ -37,6 +38,13 @@ DEFAULT_PARAMS = {  # TAG DominionParameters defaults
 }
 VICTORY_CARDS_PER_PLAYER = {2: 8, 3: 12, 4: 12}
 VICTORY_POINTS = {card: data.victory_points for card, data in CARDS.items()}
+TREASURE = {card: data.treasure for card, data in CARDS.items()}
+ACTION_CARDS = tuple(card for card in CARD_ORDER if CARDS[card].is_action)  # in canonical order
+PLAY_ACTIONS = {card: ("play", card) for card in ACTION_CARDS}
+BUY_ACTIONS = {card: ("buy", card) for card in CARDS}
+# Per budget (0..most expensive card), the supply cards it can pay for, most expensive first.
+MAX_COST = max(data.cost for data in CARDS.values())
+AFFORDABLE = tuple(tuple(c for c in BY_COST_DESCENDING if CARDS[c].cost <= budget) for budget in range(MAX_COST + 1))
 
 
 class DominionState(State):
@@ -77,18 +85,22 @@ class DominionState(State):
         """Draw `count` cards into `seat`'s hand, reshuffling the discard pile when the draw pile is empty."""
         pile = self.draw_piles[seat]
         hand = self.hands[seat]
-        for _ in range(count):
+        while count > 0:
             if not pile:
-                if not self.discards[seat]:
+                discard = self.discards[seat]
+                if not discard:
                     return
-                pile.extend(self.discards[seat])
-                self.discards[seat].clear()
+                pile.extend(discard)
+                discard.clear()
                 self._shuffle(pile)
-            hand.append(pile.pop(0))
+            drawn = pile[:count]
+            del pile[:count]
+            hand.extend(drawn)
+            count -= len(drawn)
 
     def _shuffle(self, cards: list[str]) -> None:
         rng = random.Random(self.chance_seed)
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         self.chance_seed = rng.getrandbits(64)
 
     def gain(self, seat: int, card: str, to_hand: bool = False) -> None:
@@ -114,7 +126,7 @@ class DominionState(State):
         return self.turn_player
 
     def available_spend(self) -> int:
-        treasure = sum(CARDS[c].treasure for c in self.hands[self.turn_player])
+        treasure = sum(map(TREASURE.__getitem__, self.hands[self.turn_player]))
         return treasure - self.spent + self.additional_spend
 
     def legal_actions(self) -> list:
@@ -123,20 +135,40 @@ class DominionState(State):
         if self.pending is not None:
             return effect_actions(self)
         if self.phase == PLAY:
-            playable = distinct_in_order(c for c in self.hands[self.turn_player] if CARDS[c].is_action)
-            return [("play", c) for c in playable] + ["end_phase"]
-        budget = self.available_spend()
+            hand = set(self.hands[self.turn_player])
+            actions = [PLAY_ACTIONS[c] for c in ACTION_CARDS if c in hand]
+            actions.append("end_phase")
+            return actions
+        budget = sum(map(TREASURE.__getitem__, self.hands[self.turn_player])) - self.spent + self.additional_spend
+        if budget < 0:
+            return ["end_phase"]
         supply = self.supply
-        return [("buy", c) for c in BY_COST_DESCENDING
-                if supply.get(c, 0) > 0 and CARDS[c].cost <= budget] + ["end_phase"]
+        actions = [BUY_ACTIONS[c] for c in AFFORDABLE[min(budget, MAX_COST)] if supply.get(c, 0) > 0]
+        actions.append("end_phase")
+        return actions
 
     def apply(self, action) -> None:
-        action = normalize_action(action)
+        if type(action) is list:
+            action = normalize_action(action)
         legal = self.legal_actions()
         if action not in legal:
             where = f"pending {self.pending['card']}" if self.pending else f"{self.phase} phase"
             raise ValueError(f"dominion: illegal action {action!r} for seat {self.current_player} "
                              f"({where}); legal: {legal}")
+        self._apply_legal(action)
+
+    def random_playout(self, rand, max_actions: int) -> None:
+        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
+        listing the legal actions once per move (apply would list them again to check the action)."""
+        legal_actions, apply_legal = self.legal_actions, self._apply_legal
+        for _ in range(max_actions):
+            if self.terminal:
+                break
+            actions = legal_actions()
+            apply_legal(actions[int(rand() * len(actions))])
+
+    def _apply_legal(self, action) -> None:
+        """Apply `action`, known to be legal (and normalised), for the current player."""
         phase_ended = False
         if self.pending is not None:
             apply_effect_action(self, action)
@@ -150,7 +182,8 @@ class DominionState(State):
             self.gain(self.turn_player, action[1])
         if self.pending is not None:
             return
-        if self._supply_exhausted():
+        supply = self.supply  # _supply_exhausted, its usual answers inline (this runs after every move)
+        if supply["PROVINCE"] == 0 or (0 in supply.values() and self._supply_exhausted()):
             self.terminal = True
         elif self.phase == PLAY and (phase_ended or self.actions < 1):
             self._start_buy_phase()
@@ -158,8 +191,11 @@ class DominionState(State):
             self._end_turn()
 
     def _supply_exhausted(self) -> bool:
-        empty = sum(1 for count in self.supply.values() if count == 0)
-        return self.supply["PROVINCE"] == 0 or empty >= self.game.params["piles_exhausted_for_game_end"]
+        counts = self.supply.values()
+        if self.supply["PROVINCE"] == 0:
+            return True
+        limit = self.game.params["piles_exhausted_for_game_end"]
+        return 0 in counts and sum(1 for count in counts if count == 0) >= limit
 
     def _start_buy_phase(self) -> None:
         self.phase = BUY
@@ -300,7 +336,7 @@ class DominionState(State):
         state = self.clone()
         for seat in range(self.n_players):
             cards = self._unlocated(seat, player)
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             if seat != player:
                 hidden_in_hand = len(self.hands[seat]) - len(self.revealed[seat])
                 state.hands[seat] = list(self.revealed[seat]) + cards[:hidden_in_hand]

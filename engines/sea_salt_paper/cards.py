@@ -119,7 +119,7 @@ def hand_points(hand: list[int], played: list[int], victory_threshold: int) -> i
     for kind in played:
         played_suites[SUITE_ID[kind]] += 1
         suites[SUITE_ID[kind]] += 1
-    score = pair_points(duos) + pair_points(played_suites)
+    score = pair_points(duos) + (pair_points(played_suites) if played else 0)  # no played duos score nothing
     for suite, base, increment in COLLECTOR_IDS:
         if collectors[suite]:
             score += base + increment * (collectors[suite] - 1)

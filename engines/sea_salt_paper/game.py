@@ -21,6 +21,7 @@ from collections import Counter
 from typing import Hashable
 
 from engines.base import Action, Game, State, check_params, normalize_action, returns_from_scores
+from engines.chance import shuffle
 from engines.sea_salt_paper.cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
 
@@ -105,7 +106,7 @@ class SeaSaltPaperState(State):
     def start_round(self, first_player: int) -> None:
         """TAG's setupRound: shuffle all 58 cards, one card onto each discard pile, empty hands and areas."""
         deck = list(DECK)
-        self.chance().shuffle(deck)
+        shuffle(self.chance(), deck)
         self.piles = [[deck.pop()], [deck.pop()]]
         self.draw_pile = deck
         self.hands = [[] for _ in range(self.n_players)]
@@ -179,12 +180,56 @@ class SeaSaltPaperState(State):
         return []
 
     def apply(self, action: Action) -> None:
-        action = normalize_action(action)
+        if type(action) is list:
+            action = normalize_action(action)
         if self.legal is None:
             self.legal = self.list_legal_actions()
         if action not in self.legal:
             raise ValueError(f"sea_salt_paper: illegal action {action!r} for seat {self.player} in phase "
                              f"{self.phase}; legal actions: {self.legal}")
+        self._play(action)
+
+    def random_playout(self, rand, max_actions: int) -> None:
+        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
+        without apply's normalising and legality check (the action is taken from the legal list)."""
+        piles = self.piles
+        for _ in range(max_actions):
+            phase = self.phase
+            if phase == DRAW:  # the DRAW and DISCARD choices are picked by index, without listing them
+                self.legal = None
+                n_draw = (1 if piles[0] else 0) + (1 if piles[1] else 0)
+                n = n_draw + (1 if self.draw_pile else 0)
+                index = int(rand() * (n or 1))
+                if index < n_draw:  # ("take_discard", pile): the first non-empty pile, then the second
+                    pile = piles[0] if index == 0 and piles[0] else piles[1]
+                    self.hands[self.player].append(pile.pop())
+                    self.phase = DUO
+                elif n:
+                    self.draw_cards()
+                else:  # "pass"
+                    self.phase = DUO
+            elif phase == DISCARD:
+                self.legal = None
+                targets = self.discard_targets()
+                drawn, pile = divmod(int(rand() * (self.pending_drawn * len(targets))), len(targets))
+                hand = self.hands[self.player]
+                piles[targets[pile] - 1].append(hand.pop(len(hand) - 1 - drawn))
+                self.pending_drawn -= 1
+                self.pending_discards -= 1
+                if self.pending_discards == 0:
+                    self.pending_drawn = 0
+                    self.phase = DUO
+            elif phase == OVER:
+                break
+            else:
+                legal = self.legal
+                if legal is None:
+                    legal = self.list_legal_actions()
+                self._play(legal[int(rand() * len(legal))])
+                piles = self.piles  # a new round deals new piles
+
+    def _play(self, action: Action) -> None:
+        """Apply a legal, normalised `action` for the current player."""
         self.legal = None
         hand = self.hands[self.player]
         kind = action if isinstance(action, str) else action[0]
@@ -346,7 +391,7 @@ class SeaSaltPaperState(State):
         for place in places:
             pool += place
         pool.sort()
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         start = 0
         for place in places:
             place[:] = pool[start:start + len(place)]

@@ -38,13 +38,14 @@ import random
 from typing import Hashable
 
 from engines.base import Game, State, check_params, normalize_action, returns_from_scores
+from engines.chance import shuffle
 from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX, MAX_PLAYERS,
                                          MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
                                          age_deck)
 from engines.seven_wonders.hidden import determinize
 from engines.seven_wonders.state_json import parse_state, state_json
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
-from engines.seven_wonders.trade import NO_UNITS, goods_needed, own_supply, payment_options, sellable_units
+from engines.seven_wonders.trade import NO_UNITS, affordable_payments, own_supply, payment_table, sellable_units
 
 COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1
@@ -138,6 +139,21 @@ class SevenWondersState(State):
             self._legal = self._compute_legal()
         if action not in self._legal:
             raise ValueError(f"seven_wonders: illegal action {action!r} for seat {self.current_player}")
+        self._play(action)
+
+    def random_playout(self, rand, max_actions: int) -> None:
+        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
+        without apply's normalising and legality check (the action is taken from the legal list)."""
+        for _ in range(max_actions):
+            if self.age > LAST_AGE:
+                break
+            legal = self._legal
+            if legal is None:
+                legal = self._compute_legal()
+            self._play(legal[int(rand() * len(legal))])
+
+    def _play(self, action) -> None:
+        """Apply a legal `action` (normalised) for the current player."""
         self._legal = None
         self.turn_counter += 1
         if self.builder >= 0:
@@ -222,6 +238,7 @@ class SevenWondersState(State):
         plays = []
         built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}
         market, own = self._market(seat), own_supply(self.res[seat])
+        coins, payments = self.res[seat][COIN], payment_table(own, market)
         for name in distinct:
             if SAME_STRUCTURE.get(name, name) in built:
                 continue
@@ -229,12 +246,15 @@ class SevenWondersState(State):
             if self._is_free(seat, card, len(hand)):
                 plays.append(("play", name, 0, 0))
             else:
-                plays.extend(("play", name, l, r) for l, r in self._payments(seat, card.cost, market, own))
+                options = affordable_payments(payments, card.cost, own, market, coins)
+                plays.extend(("play", name, l, r) for l, r in options)
         stages = []
         wonder, side, stage, _ = self.boards[seat]
         costs = WONDERS[wonder].costs[side]
         if stage <= len(costs):
-            options = self._payments(seat, costs[stage - 1], market if self.game.stage_trading else NO_MARKET, own)
+            stage_market = market if self.game.stage_trading else NO_MARKET
+            table = payments if self.game.stage_trading else payment_table(own, NO_MARKET)
+            options = affordable_payments(table, costs[stage - 1], own, stage_market, coins)
             stages = [("wonder", name, l, r) for name in distinct for l, r in options]
         return plays + stages + [("discard", name) for name in distinct]
 
@@ -252,9 +272,9 @@ class SevenWondersState(State):
         deck = age_deck(self.age, self.n_players)
         if self.age == LAST_AGE:
             guilds = list(GUILDS)
-            rng.shuffle(guilds)
+            shuffle(rng, guilds)
             deck += guilds[: self.n_players + 2]
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         for seat in range(self.n_players):
             self.hands[seat].extend(deck[seat * CARDS_PER_HAND:(seat + 1) * CARDS_PER_HAND])
 
@@ -290,10 +310,6 @@ class SevenWondersState(State):
         prices = (DISCOUNT if "EastTradingPost" in played else PRICE, rare,
                   DISCOUNT if "WestTradingPost" in played else PRICE, rare)
         return sellable_units(self.res[(seat - 1) % n]), sellable_units(self.res[(seat + 1) % n]), prices
-
-    def _payments(self, seat: int, cost: tuple, market: tuple, own: tuple) -> tuple:
-        budget = self.res[seat][COIN] - dict(cost).get("Coin", 0)  # a cost names each resource once
-        return payment_options(goods_needed(cost), own, market[0], market[1], market[2], budget)
 
     def _resolve_round(self) -> None:
         """Execute every seat's choice in seat order, then Halicarnassus, rotation and the age end."""

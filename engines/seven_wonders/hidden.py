@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+from engines.chance import shuffle
 from engines.seven_wonders.cards import CARDS, GUILD, GUILDS
 
 GUILD_AGE = 3
@@ -40,7 +41,7 @@ def determinize(state, player: int, rng: random.Random):
         if guilds:
             unseen = sorted(set(GUILDS) - seen)
             pool[:] = sorted([name for name in pool if CARDS[name].kind != GUILD] + rng.sample(unseen, guilds))
-        rng.shuffle(pool)
+        shuffle(rng, pool)
     for q in others:
         size = len(state.hands[q])
         if size:

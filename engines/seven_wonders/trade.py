@@ -39,6 +39,49 @@ def sellable_units(resources: list[int]) -> tuple:
     return tuple((unit, resources[i]) for unit, i in enumerate(SELLABLE) if resources[i])
 
 
+UNLIMITED = 1 << 30  # a budget no payment reaches
+MAX_TABLES = 1 << 15  # payment tables kept before the cache starts afresh
+_TABLES: dict = {}
+
+
+def payment_table(own: tuple, market: tuple) -> dict:
+    """The cache of payments for one seller situation (own_supply, (left, right, prices)): cost -> payments.
+
+    MCTS meets the same production and neighbours again and again; only the coins differ, and
+    affordable_payments applies them afterwards.
+    """
+    key = (own, market)
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= MAX_TABLES:
+            _TABLES.clear()
+        table = _TABLES[key] = {}
+    return table
+
+
+def affordable_payments(table: dict, cost: tuple, own: tuple, market: tuple, coins: int) -> tuple:
+    """payment_options for `cost` ((resource, n), ... with coins) with `coins` to spend, through `table`.
+
+    Equal to filtering the unlimited-budget payments by their sum: a payment that fits the budget is
+    dominated only by payments that fit it too, so the Pareto front commutes with the budget filter.
+    """
+    entry = table.get(cost)
+    if entry is None:
+        options = payment_options(goods_needed(cost), own, market[0], market[1], market[2], UNLIMITED)
+        entry = table[cost] = (options, max((a + b for a, b in options), default=0))
+    options, dearest = entry
+    budget = coins - coin_cost(cost)
+    if dearest <= budget:
+        return options  # dearest >= 0, so the budget is not negative either
+    return tuple(p for p in options if p[0] + p[1] <= budget)
+
+
+@lru_cache(maxsize=None)
+def coin_cost(cost: tuple) -> int:
+    """The coins a ((resource, n), ...) cost names (each resource is named once)."""
+    return dict(cost).get("Coin", 0)
+
+
 def payment_options(need: tuple, own: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
     """Pareto-minimal (to_left, to_right) payments for goods `need` (goods_needed form), sorted; () if none.
 
@@ -86,6 +129,13 @@ def payment_options(need: tuple, own: tuple, left: tuple, right: tuple, prices: 
 
 @lru_cache(maxsize=1 << 16)
 def _cheapest(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
+    if not any(own_choices) and not any(left[N_GOODS:]) and not any(right[N_GOODS:]):
+        return _cheapest_single_goods(need, left, right, prices, budget)
+    return _search(need, own_choices, left, right, prices, budget)
+
+
+def _search(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
+    """The Pareto front over every way to source each needed unit (own choices, either side's units)."""
     memo: dict = {}
 
     def solve(need, own_choices, left, right) -> frozenset:
@@ -118,6 +168,22 @@ def _cheapest(need: tuple, own_choices: tuple, left: tuple, right: tuple, prices
         return result
 
     return tuple(sorted(solve(need, own_choices, left, right)))
+
+
+def _cheapest_single_goods(need: tuple, left: tuple, right: tuple, prices: tuple, budget: int) -> tuple:
+    """_cheapest when only single goods help: each good is split between the sides on its own, so the front is
+    the Pareto front of the sum of the goods' splits (a dominated part only makes dominated sums)."""
+    front = [(0, 0)]
+    for good, n in enumerate(need):
+        if not n:
+            continue
+        rare = good >= len(BASIC_GOODS)
+        to_left, to_right = prices[rare], prices[2 + rare]
+        splits = [(x * to_left, (n - x) * to_right) for x in range(max(0, n - right[good]), min(left[good], n) + 1)]
+        if not splits:
+            return ()
+        front = pareto([(a + c, b + d) for a, b in front for c, d in splits])
+    return tuple(p for p in front if p[0] + p[1] <= budget)
 
 
 def pareto(payments) -> list:
