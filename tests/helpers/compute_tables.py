@@ -9,11 +9,11 @@ import polars as pl
 
 from engines import load_game
 from jbag_pipeline.agents.evaluation import play_control, play_evaluation
-from jbag_pipeline.agents.jsonbag_agent import make_jsonbag_value
+from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.model.tokenize import tokenize_trajectory
 from jbag_pipeline.presets import game_run, get_preset
-from tests.helpers.prototypes import build_prototypes
+from jbag_pipeline.model.prototypes import build_prototypes
 
 PRESET = get_preset("smoke")
 NO_FEATURES = pl.DataFrame(schema={"game": pl.String, "variant": pl.String, "token": pl.String, "rank": pl.Int32})
