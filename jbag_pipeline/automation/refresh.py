@@ -53,8 +53,6 @@ def plan_refresh(assets, game_partitions: dg.PartitionsDefinition) -> RefreshPla
             what = "by game" if stage[later[0]] == "per_game" else "by game and more"
             raise ValueError(f"refresh plan: {later[0].to_user_string()} is partitioned {what} but follows "
                              f"{key.to_user_string()} of a later stage; extend jbag_pipeline/automation/refresh.py")
-        if kind == "follow_up" and "game" not in getattr(specs[key].partitions_def, "partition_dimension_names", []):
-            raise ValueError(f"refresh plan: {key.to_user_string()} has no 'game' partition dimension")
     return RefreshPlan(*(sorted(k for k, s in stage.items() if s == kind) for kind in ("per_game", "follow_up",
                                                                                        "summary")))
 
