@@ -17,8 +17,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(DG is None, reason="the dg CL
 
 
 def dg(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "DAGSTER_HOME": "", "NO_COLOR": "1"}
-    env.pop("DAGSTER_HOME")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}  # this checkout's code, not the installed one
     return subprocess.run([DG, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
 
 
