@@ -26,7 +26,7 @@ test: $(VENV)/.installed-dev
 
 ui: $(VENV)/.installed
 	mkdir -p data/dagster_home && cp -n dagster.yaml data/dagster_home/ 2>/dev/null || true
-	DAGSTER_HOME=$${DAGSTER_HOME:-$(CURDIR)/data/dagster_home} $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1
+	DAGSTER_HOME=$${DAGSTER_HOME:-$(CURDIR)/data/dagster_home} $(BIN)/dg dev -h 127.0.0.1
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -c "import pyspiel" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[dev,dask,bench]"

@@ -3,10 +3,11 @@
 The block is a pure function of the tick's scheduled time: 1 + whole weeks since BLOCK_EPOCH (block 0 is
 the first `jbag run`). A tick therefore always asks for the same block (run keys make a repeat a no-op),
 a later tick never re-plays an earlier block's seeds, and a missed tick only skips a block.
-Stages (jbag_pipeline/automation/refresh.py): the schedule starts `selfplay_refresh_job` per game; the run-status
-sensor `selfplay_refresh_followup` then starts the game's evaluation runs and, once every run of the
-block has succeeded, `refresh_summary_job`. Both start STOPPED: turn on the schedule and the sensor in
-the UI (Automation) or with `dagster schedule start` / `dagster sensor start`.
+Stages (jbag_pipeline/automation/refresh.py): the schedule starts `selfplay_refresh_job` per game; the automation
+conditions on the later stages, evaluated by the automation-condition sensor `selfplay_refresh_automation`, then
+start the game's evaluation partitions and, once every run of the refresh has succeeded, the summaries. Both
+start STOPPED (so that nothing runs until asked, as before): turn them on in the UI (Automation) or with
+`dagster schedule start` / `dagster sensor start`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,13 @@ from datetime import datetime, timezone
 import dagster as dg
 
 from jbag_pipeline.assets.common import game_partitions
-from jbag_pipeline.presets import get_preset
-from jbag_pipeline.automation.refresh import BLOCK_TAG, RefreshPlan, RunInfo, followup_requests, plan_refresh
+from jbag_pipeline.automation.refresh import BLOCK_TAG, REFRESH_TAG, RefreshPlan, plan_refresh, with_refresh_conditions
 
 BLOCK_EPOCH = datetime(2026, 1, 5, tzinfo=timezone.utc)  # a Monday; ticks run Mondays 03:00 UTC
 SECONDS_PER_WEEK = 7 * 24 * 3600
 MAX_BLOCK = 999  # selfplay_seeds keeps a run seed's blocks in [0, 1000) so they never reach the next seed's
 REFRESH_JOB = "selfplay_refresh_job"
-SUMMARY_JOB = "refresh_summary_job"
+AUTOMATION_SENSOR = "selfplay_refresh_automation"
 
 
 def seed_block(tick: datetime) -> int:
@@ -42,33 +42,23 @@ def refresh_run_config(block: int) -> dict:
     return {"ops": {"selfplay": {"config": {"block": block}}}}
 
 
-def _wanted_pair(key: dg.MultiPartitionKey, pairs: tuple[str, ...] | None) -> bool:
-    """Whether a stage-2 key is one the preset evaluates (`pairs` None = all; keys without a pair always)."""
-    dims = key.keys_by_dimension
-    return pairs is None or "pair" not in dims or dims["pair"] in pairs
-
-
 @dataclass
 class Refresh:
-    """The refresh's jobs, its schedule and its follow-up sensor, built for one asset list."""
+    """The refresh's plan, its assets (with the automation conditions), job, schedule and automation sensor."""
 
     plan: RefreshPlan
+    assets: list[dg.AssetsDefinition]
     jobs: list
     schedule: dg.ScheduleDefinition
-    followup_sensor: dg.SensorDefinition
+    automation_sensor: dg.AutomationConditionSensorDefinition
 
 
 def build_refresh(assets) -> Refresh:
-    """Jobs per stage of `assets` downstream of self-play, the weekly schedule and the follow-up sensor."""
+    """The stage-1 job and weekly schedule, and the stage-2/3 automation conditions and their sensor, for `assets`."""
     plan = plan_refresh(assets, game_partitions)
     refresh_job = dg.define_asset_job(REFRESH_JOB, selection=plan.per_game,
                                       description="Self-play one game with the seed block in run config, and every "
                                                   "asset partitioned by game downstream of it.")
-    followup_jobs = [dg.define_asset_job(name, selection=keys, description="Refresh stage 2: one key of the game.")
-                     for name, (_, keys) in plan.follow_up.items()]
-    summary_job = dg.define_asset_job(SUMMARY_JOB, selection=plan.summary,
-                                      description="Refresh stage 3: the unpartitioned summaries of every game.") \
-        if plan.summary else None
 
     @dg.schedule(name="selfplay_refresh_schedule", job=refresh_job, cron_schedule="0 3 * * 1",
                  execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.STOPPED,
@@ -77,28 +67,13 @@ def build_refresh(assets) -> Refresh:
         block = seed_block(context.scheduled_execution_time)
         for game in game_partitions.get_partition_keys():
             yield dg.RunRequest(run_key=f"selfplay-refresh:{game}:block-{block}", partition_key=game,
-                                run_config=refresh_run_config(block), tags={BLOCK_TAG: str(block)})
+                                run_config=refresh_run_config(block),
+                                tags={BLOCK_TAG: str(block), REFRESH_TAG: "schedule"})
 
-    @dg.run_status_sensor(name="selfplay_refresh_followup", run_status=dg.DagsterRunStatus.SUCCESS,
-                          monitored_jobs=[refresh_job, *followup_jobs],
-                          request_jobs=[*followup_jobs, *([summary_job] if summary_job else [])],
-                          default_status=dg.DefaultSensorStatus.STOPPED,
-                          description="After a refresh run succeeds: its game's evaluation runs, then the summaries.")
-    def selfplay_refresh_followup(context: dg.RunStatusSensorContext):
-        run = context.dagster_run
-        block = run.tags.get(BLOCK_TAG)
-        if block is None:
-            return dg.SkipReason(f"run {run.run_id} has no {BLOCK_TAG} tag: not a scheduled refresh")
-        runs = context.instance.get_runs(filters=dg.RunsFilter(tags={BLOCK_TAG: block}))  # newest first
-        infos = [RunInfo(r.job_name, r.tags.get("dagster/partition"), r.status.value) for r in runs]
-        resources = {"resources": run.run_config["resources"]} if run.run_config.get("resources") else {}
-        preset_name = resources.get("resources", {}).get("settings", {}).get("config", {}).get("preset")
-        pairs = get_preset(preset_name).evaluation_pairs
-        requests = followup_requests(
-            RunInfo(run.job_name, run.tags.get("dagster/partition"), "SUCCESS"), int(block), infos, plan,
-            REFRESH_JOB, SUMMARY_JOB if summary_job else None, game_partitions.get_partition_keys(),
-            wanted_key=lambda key: _wanted_pair(key, pairs), run_config=resources)
-        return requests or dg.SkipReason(f"block {block}: nothing to start yet")
-
-    return Refresh(plan, [refresh_job, *followup_jobs, *([summary_job] if summary_job else [])],
-                   selfplay_refresh_schedule, selfplay_refresh_followup)
+    automation_sensor = dg.AutomationConditionSensorDefinition(
+        AUTOMATION_SENSOR, target=dg.AssetSelection.assets(*plan.follow_up, *plan.summary),
+        run_tags={REFRESH_TAG: "automation"}, default_status=dg.DefaultSensorStatus.STOPPED,
+        description="Evaluates the refresh's automation conditions: after a game's scheduled self-play refresh, "
+                    "its evaluation partitions; once every refresh run succeeded, the summaries.")
+    return Refresh(plan, with_refresh_conditions(assets, plan), [refresh_job], selfplay_refresh_schedule,
+                   automation_sensor)

@@ -1,4 +1,10 @@
-"""Materialise the asset graph through Dagster, partition by partition, as the UI would; used by `jbag run`."""
+"""Materialise the asset graph through Dagster, partition by partition, as the UI would; used by `jbag run`.
+
+One `jbag run` is one unit in the UI: all its Dagster runs (one per game, one per evaluation key, then the rest)
+carry the tag RUN_TAG with the same value, and STEP_TAG says which step of how many each run is. Not one
+backfill: Dagster has no public API to submit an asset backfill, and only its daemon executes one. Not fewer runs:
+a run's assets must share one partitions definition, so the game x pair evaluation keys cannot join the game's run.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import os
 import shutil
 import socket
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,19 +100,31 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
     return steps
 
 
+RUN_TAG = "jbag/run_id"  # shared by every Dagster run of one `jbag run`: filter the UI's run list by it
+STEP_TAG = "jbag/step"  # "<step>/<steps>" of the run within its `jbag run`
+
+
+def new_run_id() -> str:
+    """A `jbag run`'s id: UTC start time (sorts by time) and a random suffix (two runs in one second differ)."""
+    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
+
+
 def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | None = None,
                     games: list[str] | None = None, instance: dg.DagsterInstance | None = None,
-                    progress=print, compute: JbagCompute | None = None) -> list[StepResult]:
-    """Run every planned step, games on `compute` (default: local processes); stops at the first failure with
-    Dagster's error."""
+                    progress=print, compute: JbagCompute | None = None,
+                    run_id: str | None = None) -> list[StepResult]:
+    """Run every planned step, games on `compute` (default: local processes), each step a Dagster run tagged
+    RUN_TAG=`run_id` (a new one if None); stops at the first failure with Dagster's error."""
     resources = lake_resources(settings, compute or JbagCompute())
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
-    tags = process_tag()
+    run_id = run_id or new_run_id()
+    progress(f"{len(steps)} Dagster runs, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
     results = []
     for i, (keys, partition) in enumerate(steps, 1):
         label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  ({partition})" if partition else "")
         progress(label + " ...")
         start = time.perf_counter()
+        tags = {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"}
         outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
                                  resources=resources, instance=instance, tags=tags, raise_on_error=True)
         rows = {}

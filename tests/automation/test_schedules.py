@@ -12,15 +12,14 @@ import polars as pl
 import pytest
 import yaml
 from dagster._config import process_config
-from dagster._core.events import DagsterEventType
 from dagster._core.instance.config import dagster_instance_config
 from dagster._core.run_coordinator import QueuedRunCoordinator
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions
-from jbag_pipeline.definitions import ALL_ASSETS, REFRESH, defs
-from jbag_pipeline.presets import get_preset
-from jbag_pipeline.automation.refresh import SELFPLAY_KEYS, RunInfo, followup_requests, plan_refresh
+from jbag_pipeline.definitions import ALL_ASSETS, defs
+from jbag_pipeline.defs.assets import REFRESH
+from jbag_pipeline.automation.refresh import REFRESH_TAG, SELFPLAY_KEYS, plan_refresh, with_refresh_conditions
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 from jbag_pipeline.automation.schedules import BLOCK_EPOCH, seed_block
@@ -50,6 +49,7 @@ def test_schedule_requests_every_game_partition_with_the_ticks_block():
     assert [r.partition_key for r in requests] == game_partitions.get_partition_keys()
     assert all(r.run_config == {"ops": {"selfplay": {"config": {"block": 5}}}} for r in requests)
     assert len({r.run_key for r in requests}) == len(requests)
+    assert all(r.tags == {"jbag/seed_block": "5", REFRESH_TAG: "schedule"} for r in requests)
     again = list(selfplay_refresh_schedule(dg.build_schedule_context(scheduled_execution_time=tick)))
     assert [r.run_key for r in again] == [r.run_key for r in requests]  # a repeated tick is deduplicated
     later = list(selfplay_refresh_schedule(dg.build_schedule_context(
@@ -61,18 +61,21 @@ def test_refresh_stages_cover_everything_downstream_of_selfplay_once():
     graph = defs.get_repository_def().asset_graph
     downstream = dg.AssetSelection.assets(*SELFPLAY_KEYS).downstream().resolve(graph)
     plan = REFRESH.plan
-    stages = [set(plan.per_game), *(set(keys) for _, keys in plan.follow_up.values()), set(plan.summary)]
+    stages = [set(plan.per_game), set(plan.follow_up), set(plan.summary)]
     assert set().union(*stages) == downstream and sum(map(len, stages)) == len(downstream)
     assert {"selfplay_games", "state_tokens", "winner_prototypes", "winner_classification"} <= \
         {k.to_user_string() for k in plan.per_game}
-    assert {"catalog", "report"} <= {k.to_user_string() for k in plan.summary}
+    assert [k.to_user_string() for k in plan.follow_up] == ["evaluation_games"]
+    assert {"catalog", "report", "verdicts"} <= {k.to_user_string() for k in plan.summary}
     job = defs.resolve_job_def("selfplay_refresh_job")
     assert job.partitions_def == game_partitions
     assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == \
         {k.to_user_string() for k in plan.per_game}
-    for name, (partitions, _) in plan.follow_up.items():
-        assert defs.resolve_job_def(name).partitions_def == partitions
-    assert defs.resolve_job_def("refresh_summary_job").partitions_def is None
+    conditioned = {key for key in graph.get_all_asset_keys() if graph.get(key).automation_condition is not None}
+    assert conditioned == set(plan.follow_up) | set(plan.summary)  # stage 1 runs by schedule, the rest by condition
+    sensor = REFRESH.automation_sensor
+    assert sensor.default_status == dg.DefaultSensorStatus.STOPPED and sensor.run_tags == {REFRESH_TAG: "automation"}
+    assert sensor.asset_selection.resolve(graph) == conditioned
 
 
 def test_plan_refuses_a_game_asset_that_follows_another_stage():
@@ -91,51 +94,93 @@ def test_plan_refuses_a_game_asset_that_follows_another_stage():
         pass
 
     plan = plan_refresh([selfplay, evaluation], game_partitions)
-    assert list(plan.follow_up) == ["refresh_evaluation_job"] and plan.summary == []
-    with pytest.raises(ValueError, match="per_game_after_evaluation is partitioned by game but follows"):
+    assert plan.follow_up == [dg.AssetKey("evaluation")] and plan.summary == []
+    with pytest.raises(ValueError, match="per_game_after_evaluation is partitioned by game but follows evaluation"):
         plan_refresh([selfplay, evaluation, per_game_after_evaluation], game_partitions)
 
 
-def followup(finished, runs, wanted=lambda key: True):
-    return followup_requests(finished, 4, runs, REFRESH.plan, "selfplay_refresh_job", "refresh_summary_job",
-                             ["a", "b"], wanted_key=wanted)
+def tiny_refresh_graph(failing: set[str]):
+    """Self-play and a game asset (stage 1), an evaluation by game x pair (2), a summary and a catalog (3)."""
+    games = dg.StaticPartitionsDefinition(["a", "b"])
+    pairs = dg.MultiPartitionsDefinition({"game": games, "pair": dg.StaticPartitionsDefinition(["x", "y"])})
+
+    @dg.multi_asset(specs=[dg.AssetSpec(k, partitions_def=games) for k in SELFPLAY_KEYS])
+    def selfplay():
+        pass
+
+    @dg.asset(partitions_def=games, deps=["selfplay_games"])
+    def tokens():
+        pass
+
+    @dg.asset(partitions_def=pairs, deps=["tokens", "selfplay_games"])
+    def evaluation(context):
+        if context.partition_key in failing:
+            raise RuntimeError("evaluation failed")
+
+    @dg.asset(deps=["evaluation", "tokens"])
+    def summary():
+        pass
+
+    @dg.asset(deps=["summary"])
+    def catalog():
+        pass
+
+    assets = [selfplay, tokens, evaluation, summary, catalog]
+    plan = plan_refresh(assets, games)
+    assert (plan.per_game, plan.follow_up, plan.summary) == (
+        [*SELFPLAY_KEYS, dg.AssetKey("tokens")], [dg.AssetKey("evaluation")],
+        [dg.AssetKey("catalog"), dg.AssetKey("summary")])
+    return with_refresh_conditions(assets, plan)
 
 
-def test_followup_starts_the_games_evaluation_then_the_summary_once_the_block_succeeded():
-    done_a = RunInfo("selfplay_refresh_job", "a", "SUCCESS")
-    evaluation = next(iter(REFRESH.plan.follow_up))
-    pairs = {"full-none", "random-adaptive"}
-    requests = followup(RunInfo("selfplay_refresh_job", "connect4", "SUCCESS"), [done_a],
-                        wanted=lambda key: key.keys_by_dimension["pair"] in pairs)
-    assert sorted(r.partition_key for r in requests) == ["connect4|full-none", "connect4|random-adaptive"]
-    assert {r.job_name for r in requests} == {evaluation} and requests[0].tags == {"jbag/seed_block": "4"}
-    eval_a = RunInfo(evaluation, "a|full-none", "SUCCESS")
-    assert followup(eval_a, [eval_a, done_a]) == []  # game b has not been refreshed yet
-    done_b = RunInfo("selfplay_refresh_job", "b", "SUCCESS")
-    queued = RunInfo(evaluation, "b|full-none", "QUEUED")
-    assert followup(eval_a, [queued, eval_a, done_a, done_b]) == []
-    failed = RunInfo(evaluation, "b|full-none", "FAILURE")
-    assert followup(eval_a, [failed, eval_a, done_a, done_b]) == []
-    retried = RunInfo(evaluation, "b|full-none", "SUCCESS")
-    (summary,) = followup(retried, [retried, failed, eval_a, done_a, done_b])
-    assert summary.job_name == "refresh_summary_job" and summary.run_key == "refresh-summary:block-4"
-
-
-@pytest.mark.filterwarnings("ignore::dagster.BetaWarning")
-def test_followup_sensor_reads_the_block_runs_from_the_instance():
+@pytest.mark.filterwarnings("ignore::dagster.BetaWarning", "ignore::dagster.PreviewWarning")
+def test_automation_conditions_refresh_a_games_evaluations_then_the_summaries_once_all_succeeded():
+    failing = set()
+    assets = tiny_refresh_graph(failing)
+    tiny_defs = dg.Definitions(assets=assets)
     instance = dg.DagsterInstance.ephemeral()
-    smoke = {"resources": {"settings": {"config": {"preset": "smoke"}}}}
-    run = dg.DagsterRun(job_name="selfplay_refresh_job", run_id="refresh-tictactoe", status=dg.DagsterRunStatus.SUCCESS,
-                        tags={"jbag/seed_block": "4", "dagster/partition": "tictactoe"}, run_config=smoke)
-    instance.add_run(run)
-    event = dg.DagsterEvent(event_type_value=DagsterEventType.RUN_SUCCESS.value, job_name="selfplay_refresh_job")
-    context = dg.build_run_status_sensor_context(sensor_name="selfplay_refresh_followup", dagster_event=event,
-                                                 dagster_instance=instance, dagster_run=run,
-                                                 repository_def=defs.get_repository_def())
-    requests = REFRESH.followup_sensor(context)
-    assert sorted(r.partition_key.split("|")[1] for r in requests) == sorted(get_preset("smoke").evaluation_pairs)
-    assert all(r.run_config == smoke for r in requests)
-    assert REFRESH.followup_sensor.default_status == dg.DefaultSensorStatus.STOPPED
+    cursor = None
+
+    def run(selection, partition=None, refresh=True):
+        tags = {REFRESH_TAG: "test"} if refresh else {}
+        dg.materialize(assets, selection=selection, partition_key=partition, instance=instance, tags=tags,
+                       raise_on_error=False)
+
+    def requested():
+        nonlocal cursor
+        result = dg.evaluate_automation_conditions(defs=tiny_defs, instance=instance, cursor=cursor)
+        cursor = result.cursor
+        return {key.to_user_string(): sorted(str(p) for p in result.get_requested_partitions(key) if p is not None)
+                or [None] for key in tiny_defs.resolve_asset_graph().get_all_asset_keys()
+                if result.get_num_requested(key)}
+
+    stage1 = ["selfplay_games", "selfplay_states", "tokens"]
+    for game in ("a", "b"):  # what `jbag run` makes (no refresh tag): only pair x is evaluated
+        run(stage1, game, refresh=False)
+        run(["evaluation"], f"{game}|x", refresh=False)
+    run(["summary", "catalog"], refresh=False)
+    assert requested() == {}
+    run(stage1, "a", refresh=False)  # a plain run again: the refresh ignores it
+    assert requested() == {}
+    run(stage1, "a")  # the schedule's run for game a: its evaluated pairs follow, the summary waits
+    assert requested() == {"evaluation": ["a|x"]}
+    run(stage1, "b")
+    assert requested() == {"evaluation": ["b|x"]}
+    failing.add("b|x")
+    run(["evaluation"], "a|x")
+    run(["evaluation"], "b|x")
+    assert requested() == {}  # b|x failed: no summary
+    failing.clear()
+    run(["evaluation"], "b|x")  # retried: the summary and the catalog follow, in one tick
+    assert requested() == {"summary": [None], "catalog": [None]}
+    run(["summary", "catalog"])
+    assert requested() == {}
+
+
+@pytest.mark.filterwarnings("ignore::dagster.BetaWarning", "ignore::dagster.PreviewWarning")
+def test_automation_conditions_start_nothing_on_a_new_instance():
+    result = dg.evaluate_automation_conditions(defs=defs, instance=dg.DagsterInstance.ephemeral())
+    assert result.total_requested == 0
 
 
 def test_the_schedules_run_config_plays_the_next_block_of_seeds(tmp_path):

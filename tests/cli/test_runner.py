@@ -1,0 +1,29 @@
+"""`jbag run`'s Dagster runs are one unit: every run carries the same jbag/run_id tag and its step."""
+
+import dagster as dg
+
+from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id
+from jbag_pipeline.definitions import ALL_ASSETS
+from jbag_pipeline.resources import JbagSettings
+
+
+def test_every_run_of_one_jbag_run_shares_its_run_id_tag(tmp_path):
+    instance = dg.DagsterInstance.ephemeral()
+    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    lines = []
+    results = materialize_all(ALL_ASSETS, settings, select=["tictactoe_values"], instance=instance,
+                              progress=lines.append, run_id="test-run")
+    assert [r.assets for r in results] == [["tictactoe_values"], ["catalog"]]
+    assert lines[0] == f"2 Dagster runs, tagged {RUN_TAG}=test-run (filter the UI's run list by it)"
+    assert lines[1].startswith("[1/2] tictactoe_values ...") and lines[3] == "[2/2] catalog ..."
+    runs = instance.get_runs(dg.RunsFilter(tags={RUN_TAG: "test-run"}))
+    assert sorted(run.tags[STEP_TAG] for run in runs) == ["1/2", "2/2"]
+    assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
+    materialize_all(ALL_ASSETS, settings, select=["tictactoe_values"], instance=instance, progress=lambda _: None)
+    assert len(instance.get_runs(dg.RunsFilter(tags={RUN_TAG: "test-run"}))) == 2  # the next run has its own id
+    assert len(instance.get_runs()) == 4
+
+
+def test_run_ids_differ_and_sort_by_start_time():
+    first, second = new_run_id(), new_run_id()
+    assert first != second and first[:15] <= second[:15] and len(first) == len("20261201-133000-abcdef")
