@@ -2,9 +2,10 @@
 
 from engines.agents.baseline import baseline_agent, baseline_value
 from engines.agents.mcts import MCTSAgent
+from engines.agents.openspiel_mcts import OpenSpielMCTSAgent  # imports pyspiel only when an agent is built
 from engines.agents.osla import OSLAAgent, ScoreValue
 from engines.agents.random_agent import RandomAgent
 from engines.agents.simultaneous_osla import SimultaneousOSLAAgent
 
-__all__ = ["MCTSAgent", "OSLAAgent", "RandomAgent", "ScoreValue", "SimultaneousOSLAAgent", "baseline_agent",
-           "baseline_value"]
+__all__ = ["MCTSAgent", "OSLAAgent", "OpenSpielMCTSAgent", "RandomAgent", "ScoreValue", "SimultaneousOSLAAgent",
+           "baseline_agent", "baseline_value"]
