@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from engines import load_game
@@ -115,7 +116,7 @@ def test_selfplay_with_openspiel_is_the_same_twice_and_differs_by_seed(game_name
     replay = load_game(game_name, **run.params)
     for actions in first_games["actions"]:  # every recorded move was legal in our engine, which ended the game
         state = replay.new_state()
-        for action in __import__("orjson").loads(actions):
+        for action in orjson.loads(actions):
             state.apply(action)
         assert state.is_terminal()
     if game_name != "tictactoe":  # tictactoe's strong play draws the same way from every seed
