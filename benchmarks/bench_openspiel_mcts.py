@@ -1,8 +1,10 @@
 """MCTS iterations per second of the OpenSpiel-backed self-play bot (pyspiel.MCTSBot, C++) against our Python MCTS.
 
 Both search the same positions (the opening and a seeded mid-game position) of connect4 8x8, dots_and_boxes 5x7
-and tictactoe, with UCT and one random rollout to the end of the game per iteration, timed alternately. Rows of
-the OpenSpiel bot carry the ratio OpenSpiel / ours. Without pyspiel (the openspiel extra) only our rows are reported.
+and tictactoe, with UCT and one random rollout to the end of the game per iteration, timed alternately in CPU
+seconds of this process (time.process_time: on a shared machine wall time depends on the others' load, and both
+searchers are single-threaded). Rows of the OpenSpiel bot carry the ratio OpenSpiel / ours. Without pyspiel
+(the openspiel extra) only our rows are reported.
 """
 
 from __future__ import annotations
@@ -42,9 +44,9 @@ def ours_per_second(game, actions: list, iterations: int) -> float:
     for action in actions:
         state.apply(action)
     agent = MCTSAgent(iterations=iterations, exploration=1.0, rollout_length=FULL_ROLLOUT, seed=1)
-    start = time.perf_counter()
+    start = time.process_time()
     agent.choose(state)
-    return iterations / (time.perf_counter() - start)
+    return iterations / (time.process_time() - start)
 
 
 def openspiel_per_second(game, actions: list, iterations: int) -> float:
@@ -55,9 +57,9 @@ def openspiel_per_second(game, actions: list, iterations: int) -> float:
         state.apply_action(mapping.to_spiel(game, action))
     evaluator = pyspiel.RandomRolloutEvaluator(1, 1)
     bot = pyspiel.MCTSBot(spiel_game, evaluator, 2.0, iterations, 1000, False, 1, False)
-    start = time.perf_counter()
+    start = time.process_time()
     bot.step(state)
-    return iterations / (time.perf_counter() - start)
+    return iterations / (time.process_time() - start)
 
 
 def run(repeats: int = 5) -> list[dict]:
