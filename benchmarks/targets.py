@@ -48,6 +48,9 @@ TARGETS = (
            ">=", 0.5),
     Target("MCTS on connect4 >= 40,000 iterations/s", r"mcts_iterations/connect4", "ours", "iterations/s", "median",
            ">=", 40_000),
+    *(Target(f"OpenSpiel MCTS >= 5x our Python MCTS iterations/s, {game}", rf"openspiel_mcts/{game} .*",
+             r"pyspiel\.MCTSBot", "iterations/s", "ratio", ">=", 5.0)
+      for game in ("connect4", "dots_and_boxes", "tictactoe")),
     Target("JSON-Bag OSLA per decision within 5x of baseline OSLA", r"osla_decision/.*", r"ours.*", "ms/decision",
            "ratio", "<=", 5.0),
     # One `jbag run` = the steps of every group's run plus one start-up (bench_pipeline runs groups separately).

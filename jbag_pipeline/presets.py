@@ -15,6 +15,8 @@ from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN
 from jbag_pipeline.model.tokenize import TokenFilter
 
 PRESET_NAMES = ("smoke", "demo", "paper")
+SELFPLAY_AGENTS = ("mcts", "openspiel_mcts")  # our Python MCTS; OpenSpiel's C++ MCTS (connect4, dots_and_boxes,
+# tictactoe; needs the openspiel extra)
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,17 @@ class GameRun:
     mcts_iterations: int = 50
     rollout_length: int = 100
     eval_games_per_seat: int = 1
+    selfplay_agent: str = "mcts"  # one of SELFPLAY_AGENTS; evaluation games always use our own agents
+    openspiel_simulations: int = 1000  # openspiel_mcts: MCTS simulations per decision (MCTSBot max_simulations)
+    openspiel_rollouts: int = 1  # openspiel_mcts: random rollouts per leaf (RandomRolloutEvaluator n_rollouts)
+
+    def __post_init__(self):
+        if self.selfplay_agent not in SELFPLAY_AGENTS:
+            raise ValueError(f"GameRun: selfplay_agent must be one of {list(SELFPLAY_AGENTS)}, got {self.selfplay_agent!r}")
+        for name in ("openspiel_simulations", "openspiel_rollouts"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"GameRun: {name} must be an int >= 1, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -90,6 +103,22 @@ class Preset:
                                    "blacklist": self.blacklist_for(game), **self.transfer})
 
 
+# Simulations per decision of the OpenSpiel self-play agent. paper: about the paper's 128 ms per decision, at what
+# the C++ bot does on this 2-core machine from the opening (connect4 8x8 ~100,000/s, dots_and_boxes 5x7 ~20,000/s);
+# tictactoe's whole tree is small, so 10,000 already plays it perfectly (every game a draw, as a 128 ms MCTS would).
+# demo: about 10 ms per decision; tictactoe 300, since from about 1,000 on every game is a draw and the winner
+# classifier would have nothing to learn (300: about 57% seat-0 wins, 43% draws).
+OPENSPIEL_SIMULATIONS = {
+    "demo": {"connect4": 1000, "dots_and_boxes": 200, "tictactoe": 300},
+    "paper": {"connect4": 12_000, "dots_and_boxes": 2_500, "tictactoe": 10_000},
+}
+
+
+def _openspiel(preset: str, game: str) -> dict:
+    """The GameRun fields that make `game` self-play with OpenSpiel's MCTS at `preset`'s strength."""
+    return {"selfplay_agent": "openspiel_mcts", "openspiel_simulations": OPENSPIEL_SIMULATIONS[preset][game]}
+
+
 def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overrides: GameRun) -> dict[str, GameRun]:
     base = GameRun(selfplay_games=selfplay, mcts_iterations=iterations, rollout_length=rollout, eval_games_per_seat=eval_games)
     names = ("connect4", "tictactoe", "dots_and_boxes", "cant_stop", "sea_salt_paper", "dominion", "seven_wonders")
@@ -108,9 +137,13 @@ PRESETS: dict[str, Preset] = {
         # 95% Wilson interval is at most +-0.10 wide
         name="demo", seed=0,
         games={
-            "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=50),
-            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50),
-            "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=50),
+            # connect4, tictactoe, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
+            "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=50,
+                                **_openspiel("demo", "connect4")),
+            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50,
+                                 **_openspiel("demo", "tictactoe")),
+            "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=50,
+                                      **_openspiel("demo", "dots_and_boxes")),
             "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=25),
             "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
             "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
@@ -122,7 +155,9 @@ PRESETS: dict[str, Preset] = {
     ),
     "paper": Preset(
         name="paper", seed=0,
-        games=_runs(selfplay=1000, iterations=1000, rollout=100, eval_games=1000),
+        games=_runs(selfplay=1000, iterations=1000, rollout=100, eval_games=1000, **{
+            game: GameRun(selfplay_games=1000, mcts_iterations=1000, rollout_length=100, eval_games_per_seat=1000,
+                          **_openspiel("paper", game)) for game in OPENSPIEL_SIMULATIONS["paper"]}),
     ),
 }
 

@@ -2,10 +2,11 @@
 
 from engines.agents.baseline import baseline_agent, baseline_value
 from engines.agents.mcts import MCTSAgent
+from engines.agents.openspiel_mcts import OpenSpielMCTSAgent  # imports pyspiel only when an agent is built
 from engines.agents.osla import OSLAAgent, ScoreValue
 from engines.agents.random_agent import RandomAgent
 from engines.agents.simultaneous_osla import SimultaneousOSLAAgent
 from engines.agents.value_function import MemorylessValue, ValueFunction
 
-__all__ = ["MCTSAgent", "MemorylessValue", "OSLAAgent", "RandomAgent", "ScoreValue", "SimultaneousOSLAAgent",
-           "ValueFunction", "baseline_agent", "baseline_value"]
+__all__ = ["MCTSAgent", "MemorylessValue", "OSLAAgent", "OpenSpielMCTSAgent", "RandomAgent", "ScoreValue",
+           "SimultaneousOSLAAgent", "ValueFunction", "baseline_agent", "baseline_value"]

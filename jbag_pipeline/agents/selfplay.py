@@ -1,4 +1,7 @@
-"""Self-play: MCTS plays every seat; each match becomes a `games` row and its recorded `states` rows."""
+"""Self-play: MCTS plays every seat; each match becomes a `games` row and its recorded `states` rows.
+
+The preset's GameRun.selfplay_agent picks our Python MCTS ("mcts") or OpenSpiel's C++ MCTS ("openspiel_mcts").
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import orjson
 import polars as pl
 
 from engines import load_game
-from engines.agents import MCTSAgent
+from engines.agents import MCTSAgent, OpenSpielMCTSAgent
 from engines.match import play_match
 from jbag_pipeline.compute import Compute, run_batch
 from jbag_pipeline.presets import GameRun
@@ -19,6 +22,22 @@ def selfplay_seeds(run_seed: int, block: int, n_games: int) -> list[int]:
     """Seeds of one block of self-play games; a later block (scheduled rerun) never repeats an earlier seed."""
     start = run_seed * 1_000_000_000 + block * 1_000_000
     return [start + i for i in range(n_games)]
+
+
+def selfplay_agents(game, run: GameRun, seed: int) -> list:
+    """One self-play agent per seat of `game` for the game seeded `seed`, as `run.selfplay_agent` says."""
+    if run.selfplay_agent == "openspiel_mcts":
+        return [OpenSpielMCTSAgent(game, simulations=run.openspiel_simulations, rollouts=run.openspiel_rollouts,
+                                   seed=seed * 16 + seat) for seat in range(game.n_players)]
+    return [MCTSAgent(iterations=run.mcts_iterations, rollout_length=run.rollout_length, seed=seed * 16 + seat)
+            for seat in range(game.n_players)]
+
+
+def selfplay_agent_label(run: GameRun) -> str:
+    """The `agents` column entry of a self-play seat."""
+    if run.selfplay_agent == "openspiel_mcts":
+        return f"openspiel_mcts(simulations={run.openspiel_simulations},rollouts={run.openspiel_rollouts})"
+    return f"mcts(iterations={run.mcts_iterations},rollout={run.rollout_length})"
 
 
 @dataclass(frozen=True)
@@ -37,13 +56,12 @@ class SelfplayGames:
 
     def _play(self, game, seed: int) -> tuple[dict, list[dict]]:
         run = self.run
-        agents = [MCTSAgent(iterations=run.mcts_iterations, rollout_length=run.rollout_length, seed=seed * 16 + seat)
-                  for seat in range(game.n_players)]
+        agents = selfplay_agents(game, run, seed)  # built here: OpenSpiel's bots do not pickle
         record = play_match(game, agents, seed=seed)
         game_row = {
             "game": self.game_name, "game_id": seed, "seed": seed, "n_players": game.n_players,
             "params": orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode(),
-            "agents": [f"mcts(iterations={run.mcts_iterations},rollout={run.rollout_length})"] * game.n_players,
+            "agents": [selfplay_agent_label(run)] * game.n_players,
             "winner": record.winner, "returns": list(record.returns), "scores": [float(s) for s in record.scores],
             "actions": orjson.dumps(record.actions).decode(), "n_actions": len(record.actions),
             "n_states": len(record.states),
