@@ -21,8 +21,10 @@ def materialize_with(assets: list, settings: JbagSettings, **kwargs) -> dg.Execu
     inputs that the lake already holds (from earlier runs or written by the test)."""
     from jbag_pipeline.definitions import ALL_ASSETS
 
-    graph = [*ALL_ASSETS, *(a for a in assets if all(a is not known for known in ALL_ASSETS))]
-    return dg.materialize(graph, selection=assets, resources=lake_resources(settings), **kwargs)
+    known = {key for a in ALL_ASSETS for key in a.keys}  # ALL_ASSETS are copies: compare keys, not objects
+    graph = [*ALL_ASSETS, *(a for a in assets if not known & set(a.keys))]
+    selection = [key for a in assets for key in a.keys]
+    return dg.materialize(graph, selection=selection, resources=lake_resources(settings), **kwargs)
 
 
 def materialize(assets: list, root: Path, partition_key: str | None = None, **kwargs) -> dg.ExecuteInProcessResult:
