@@ -198,6 +198,15 @@ def test_an_unknown_dialect_is_a_clear_error(name):
         game.from_json(game.new_state().to_json(), dialect="xml")
 
 
+def test_tictactoe_speaks_only_our_dialect():
+    game = load_game("tictactoe")
+    assert game.new_state().to_json(dialect="ours") == game.new_state().to_json()
+    with pytest.raises(ValueError, match=r"tictactoe: unknown JSON dialect 'tag'; this game speaks \['ours'\]"):
+        game.new_state().to_json(dialect="tag")
+    with pytest.raises(ValueError, match="unknown JSON dialect 'tag'"):
+        game.from_json(game.new_state().to_json(), dialect="tag")
+
+
 @pytest.mark.parametrize("name, field, value, message", [
     ("connect4", "turnOwner", 1, "field 'turnOwner' is 1, the position implies 0"),
     ("connect4", "winnerCells", [{"a": 0, "b": 7}], "field 'winnerCells'"),
