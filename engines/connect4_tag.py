@@ -5,7 +5,8 @@
 empty cells have -1. `winnerCells` lists {"a": x, "b": y} of the first `winCount` cells of the first run TAG's
 end check meets when it scans columns, rows, then diagonals (Connect4ForwardModel.checkGameEnd); ours lists
 every cell of every run, sorted. TAG records at ROUND_OVER (see engines/tag_json.py), so recorded states
-have an even number of pieces and the counters of the round's last move.
+have an even number of pieces and the counters of the round's last move. The document states the board size
+(`width`, `height`) but not `winCount`, which comes from the game.
 
 Translates between our document and TAG's, so it needs no engine import: the game object is passed in.
 """
