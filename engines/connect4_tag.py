@@ -18,6 +18,7 @@ from engines.tag_json import (GAME_END, LIVE, ROUND_OVER, check_game_type, check
 
 GAME_TYPE = "Connect4"
 MOMENTS = (LIVE, ROUND_OVER)
+UNKNOWN_FIELDS = ()  # fields of a TAG document that the position does not determine
 _MAX_NEIGHBOURS = {"x": 8, "o": 8, ".": -1}
 
 

@@ -19,6 +19,7 @@ from engines.tag_json import (GAME_END, LIVE, TURN_OVER, check_game_type, check_
 
 GAME_TYPE = "DotsAndBoxes"
 MOMENTS = (LIVE, TURN_OVER)
+UNKNOWN_FIELDS = ()  # fields of a TAG document that the position does not determine
 _POINT = r"\((\d+),(\d+)\)"
 _CELL = re.compile(_POINT + r"$")
 _EDGE = re.compile(_POINT + r" -> " + _POINT + r"$")
