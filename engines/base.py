@@ -12,6 +12,18 @@ from typing import Any, Hashable
 
 Action = Any  # int, str, or tuple of ints/strings; JSON arrays are accepted wherever a tuple is
 
+# JSON dialects of State.to_json / Game.from_json: "ours" (what is recorded and tokenized) and "tag" (the
+# document TAG's state container writes for the same state; not every engine speaks it).
+OURS, TAG = "ours", "tag"
+DIALECTS = (OURS, TAG)
+
+
+def check_dialect(game: str, dialect: str, spoken: tuple[str, ...] = DIALECTS) -> str:
+    """Return `dialect` if `game` speaks it, else raise a one-line error naming the dialects it speaks."""
+    if dialect not in spoken:
+        raise ValueError(f"{game}: unknown JSON dialect {dialect!r}; this game speaks {list(spoken)}")
+    return dialect
+
 
 def normalize_action(action: Action) -> Action:
     """Turn a JSON-decoded action (lists) into the hashable form engines use (tuples)."""
@@ -76,8 +88,8 @@ class State:
         """The game's own score per seat (the baseline OSLA heuristic)."""
         raise NotImplementedError
 
-    def to_json(self) -> dict:
-        """The full state as a JSON-compatible dict (what is recorded and tokenized)."""
+    def to_json(self, dialect: str = OURS) -> dict:
+        """The full state as a JSON-compatible dict: ours (what is recorded and tokenized) or TAG's ("tag")."""
         raise NotImplementedError
 
     def key(self) -> Hashable:
@@ -113,8 +125,8 @@ class Game:
     def new_state(self, seed: int = 0) -> State:
         raise NotImplementedError
 
-    def from_json(self, doc: dict, seed: int = 0) -> State:
-        """Inverse of State.to_json; later chance is drawn from `seed`."""
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> State:
+        """Inverse of State.to_json in `dialect`; later chance is drawn from `seed`."""
         raise NotImplementedError
 
 

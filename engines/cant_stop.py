@@ -13,7 +13,9 @@ from __future__ import annotations
 import random
 from operator import and_, eq
 
-from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
+import engines.cant_stop_tag as cant_stop_tag
+from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
+                          returns_from_scores)
 
 GAME_TYPE = "CantStop"
 TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
@@ -55,8 +57,10 @@ class CantStop(Game):
         """An empty board with seat 0 to decide; every later roll is drawn from `seed`."""
         return CantStopState(self, random.Random(seed))
 
-    def from_json(self, doc: dict, seed: int = 0) -> "CantStopState":
-        """Rebuild a state from `to_json` output; rolls after the restart are drawn from `seed`."""
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> "CantStopState":
+        """Rebuild a state from `to_json` output (`dialect`); rolls after the restart are drawn from `seed`."""
+        if check_dialect(self.name, dialect) == TAG:
+            return cant_stop_tag.from_tag_json(self, doc, seed)
         where = "cant_stop.from_json"
         if not isinstance(doc, dict) or doc.get("gameType") != GAME_TYPE:
             raise ValueError(f"{where}: doc is not a {GAME_TYPE} state document")
@@ -348,8 +352,10 @@ class CantStopState(State):
             self.won_by,
         )
 
-    def to_json(self) -> dict:
+    def to_json(self, dialect: str = OURS) -> dict:
         """TAG's container fields, plus this turn's temporary markers (0 = none) and the phase."""
+        if dialect != OURS and check_dialect("cant_stop", dialect) == TAG:
+            return cant_stop_tag.tag_json(self)
         temporary = [0] * 13
         for track, position in self.temporary.items():
             temporary[track] = position

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import Game, State, check_params, common_json
+import engines.connect4_tag as connect4_tag
+from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -55,13 +56,23 @@ class Connect4(Game):
     def new_state(self, seed: int = 0) -> "Connect4State":
         return Connect4State(self)
 
-    def from_json(self, doc: dict, seed: int = 0) -> "Connect4State":
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> "Connect4State":
         """Rebuild a state from its to_json document; any field inconsistent with the board is rejected."""
+        if check_dialect(self.name, dialect) == TAG:
+            return connect4_tag.from_tag_json(self, doc)
         if not isinstance(doc, dict) or not isinstance(doc.get("board"), list):
             raise ValueError("connect4 from_json: document must be a dict with a 'board' list")
-        board = doc["board"]
+        state = self.state_from_board(doc["board"], "connect4 from_json")
+        rebuilt = state.to_json()
+        for key in list(doc) + list(rebuilt):
+            if doc.get(key) != rebuilt.get(key):
+                raise ValueError(f"connect4 from_json: field {key!r} is {doc.get(key)!r}, the board implies {rebuilt.get(key)!r}")
+        return state
+
+    def state_from_board(self, board: list, where: str) -> "Connect4State":
+        """The state whose board (rows from the top of 'x' / 'o' / '.' cells) is `board`; errors start with `where`."""
         if len(board) != self.rows or any(not isinstance(row, list) or len(row) != self.cols for row in board):
-            raise ValueError(f"connect4 from_json: 'board' must be {self.rows} rows of {self.cols} cells")
+            raise ValueError(f"{where}: 'board' must be {self.rows} rows of {self.cols} cells")
         seats = [0, 0]
         for r, row in enumerate(board):
             bit_row = self.rows - 1 - r
@@ -69,16 +80,16 @@ class Connect4(Game):
                 if cell == EMPTY:
                     continue
                 if cell not in PIECES:
-                    raise ValueError(f"connect4 from_json: board[{r}][{c}] is {cell!r}, expected one of 'x', 'o', '.'")
+                    raise ValueError(f"{where}: board[{r}][{c}] is {cell!r}, expected one of 'x', 'o', '.'")
                 seats[PIECES.index(cell)] |= 1 << (c * self.height + bit_row)
         mask = seats[0] | seats[1]
         for c in range(self.cols):
             column = (mask & self.column[c]) >> (c * self.height)
             if column & (column + 1):
-                raise ValueError(f"connect4 from_json: column {c} has a piece above an empty cell")
+                raise ValueError(f"{where}: column {c} has a piece above an empty cell")
         n0, n1 = seats[0].bit_count(), seats[1].bit_count()
         if n0 not in (n1, n1 + 1):
-            raise ValueError(f"connect4 from_json: {n0} 'x' pieces and {n1} 'o' pieces cannot alternate from 'x'")
+            raise ValueError(f"{where}: {n0} 'x' pieces and {n1} 'o' pieces cannot alternate from 'x'")
         state = Connect4State(self)
         state._moves = n0 + n1
         state._mask = mask
@@ -86,18 +97,14 @@ class Connect4(Game):
         state._legal = [c for c in range(self.cols) if not mask & self.top[c]]
         winners = [p for p in (0, 1) if self.has_run(seats[p])]
         if len(winners) == 2:
-            raise ValueError("connect4 from_json: both players have a winning line")
+            raise ValueError(f"{where}: both players have a winning line")
         if winners:
             if winners[0] != (state._moves - 1) & 1:
-                raise ValueError(f"connect4 from_json: seat {winners[0]} has a winning line but did not move last")
+                raise ValueError(f"{where}: seat {winners[0]} has a winning line but did not move last")
             state._winner = winners[0]
             state._over = True
         else:
             state._over = state._moves == self.n_cells
-        rebuilt = state.to_json()
-        for key in list(doc) + list(rebuilt):
-            if doc.get(key) != rebuilt.get(key):
-                raise ValueError(f"connect4 from_json: field {key!r} is {doc.get(key)!r}, the board implies {rebuilt.get(key)!r}")
         return state
 
     def has_run(self, bits: int) -> bool:
@@ -156,6 +163,10 @@ class Connect4State(State):
         self._legal = list(range(game.cols))  # shared between clones; replaced, never mutated
         self._winner = -1
         self._over = False
+
+    @property
+    def game(self) -> Connect4:
+        return self._game
 
     @property
     def current_player(self) -> int:
@@ -247,7 +258,9 @@ class Connect4State(State):
     def key(self) -> Hashable:
         return self.seat_bits()
 
-    def to_json(self) -> dict:
+    def to_json(self, dialect: str = OURS) -> dict:
+        if dialect != OURS and check_dialect("connect4", dialect) == TAG:
+            return connect4_tag.tag_json(self)
         game = self._game
         bits = self.seat_bits()
         # each seat's binary digits read as hex make bit i hex digit i, so one sum codes every cell (0 / 1 / 2)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from array import array
 
-from engines.base import Game, State, check_params, common_json, returns_from_scores
+import engines.dots_and_boxes_tag as dots_and_boxes_tag
+from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
@@ -70,40 +71,48 @@ class DotsAndBoxes(Game):
         """The empty board with seat 0 to move; the game has no chance, so `seed` changes nothing."""
         return DotsAndBoxesState(self)
 
-    def from_json(self, doc: dict, seed: int = 0) -> "DotsAndBoxesState":
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> "DotsAndBoxesState":
         """Rebuild a state from `to_json` output, checking it against this game's board size."""
+        if check_dialect(self.name, dialect) == TAG:
+            return dots_and_boxes_tag.from_tag_json(self, doc)
         if not isinstance(doc, dict) or doc.get("gameType") != GAME_TYPE:
             raise ValueError(f"dots_and_boxes.from_json: doc is not a {GAME_TYPE} state document")
-        state = DotsAndBoxesState(self)
-        for key, count in (("lineOwners", self.n_lines), ("boxOwners", self.n_boxes)):
-            owners = doc.get(key)
-            if not isinstance(owners, list) or len(owners) != count or any(type(o) is not int or not -1 <= o <= 1 for o in owners):
-                raise ValueError(f"dots_and_boxes.from_json: {key} must be {count} seats in -1..1, got {owners!r}")
-        for line, seat in enumerate(doc["lineOwners"]):
-            if seat >= 0:
-                state.lines_by[seat] |= 1 << line
-                state.drawn |= 1 << line
-        state.free = [line for line in state.free if not state.drawn >> line & 1]
-        for box, seat in enumerate(doc["boxOwners"]):
-            if seat >= 0:
-                state.boxes_by[seat] |= 1 << box
-                state.owned |= 1 << box
-        for box, mask in enumerate(self.box_line_masks):
-            if bool(state.owned >> box & 1) != (state.drawn & mask == mask):
-                raise ValueError(f"dots_and_boxes.from_json: box {box} is owned iff its four lines are drawn")
         turn_owner, turn_counter = doc.get("turnOwner"), doc.get("turnCounter")
-        if type(turn_counter) is not int or turn_counter < 0:
-            raise ValueError(f"dots_and_boxes.from_json: turnCounter must be an int >= 0, got {turn_counter!r}")
-        if not state.is_terminal() and turn_owner not in (0, 1):
-            raise ValueError(f"dots_and_boxes.from_json: turnOwner must be 0 or 1, got {turn_owner!r}")
-        state.player = turn_owner if turn_owner in (0, 1) else 0
-        state.turn_counter = turn_counter
+        state = self.state_from_owners(doc.get("lineOwners"), doc.get("boxOwners"), turn_owner, turn_counter,
+                                       "dots_and_boxes.from_json")
         rebuilt = state.to_json()
         for key in doc.keys() - rebuilt.keys():
             raise ValueError(f"dots_and_boxes.from_json: unknown field {key!r}")
         for key, value in rebuilt.items():
             if doc.get(key) != value:
                 raise ValueError(f"dots_and_boxes.from_json: field {key} = {doc.get(key)!r} contradicts the board")
+        return state
+
+    def state_from_owners(self, line_owners, box_owners, turn_owner, turn_counter, where: str) -> "DotsAndBoxesState":
+        """The state with these owner seats (-1 none) per line id and box; `turn_owner` is the mover (any value
+        once the game is over: the last mover if it is a seat); errors start with `where`."""
+        state = DotsAndBoxesState(self)
+        for key, owners, count in (("lineOwners", line_owners, self.n_lines), ("boxOwners", box_owners, self.n_boxes)):
+            if not isinstance(owners, list) or len(owners) != count or any(type(o) is not int or not -1 <= o <= 1 for o in owners):
+                raise ValueError(f"{where}: {key} must be {count} seats in -1..1, got {owners!r}")
+        for line, seat in enumerate(line_owners):
+            if seat >= 0:
+                state.lines_by[seat] |= 1 << line
+                state.drawn |= 1 << line
+        state.free = [line for line in state.free if not state.drawn >> line & 1]
+        for box, seat in enumerate(box_owners):
+            if seat >= 0:
+                state.boxes_by[seat] |= 1 << box
+                state.owned |= 1 << box
+        for box, mask in enumerate(self.box_line_masks):
+            if bool(state.owned >> box & 1) != (state.drawn & mask == mask):
+                raise ValueError(f"{where}: box {box} is owned iff its four lines are drawn")
+        if type(turn_counter) is not int or turn_counter < 0:
+            raise ValueError(f"{where}: turnCounter must be an int >= 0, got {turn_counter!r}")
+        if not state.is_terminal() and turn_owner not in (0, 1):
+            raise ValueError(f"{where}: turnOwner must be 0 or 1, got {turn_owner!r}")
+        state.player = turn_owner if turn_owner in (0, 1) else 0
+        state.turn_counter = turn_counter
         return state
 
 
@@ -188,8 +197,10 @@ class DotsAndBoxesState(State):
         mover = -1 if self.owned == self.game.all_boxes else self.player
         return (self.drawn, self.boxes_by[0], self.boxes_by[1], mover)
 
-    def to_json(self) -> dict:
+    def to_json(self, dialect: str = OURS) -> dict:
         """Owner seat of each line (by line id) and box (row-major), -1 if none; box counts per seat."""
+        if dialect != OURS and check_dialect("dots_and_boxes", dialect) == TAG:
+            return dots_and_boxes_tag.tag_json(self)
         n_lines = self.game.n_lines
         lines, boxes = self.lines_by, self.boxes_by
         # one pass over lines and boxes together: box b is item n_lines + b

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import Game, State, check_params, common_json
+from engines.base import OURS, Game, State, check_dialect, check_params, common_json
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -39,8 +39,9 @@ class TicTacToe(Game):
     def new_state(self, seed: int = 0) -> "TicTacToeState":
         return TicTacToeState()
 
-    def from_json(self, doc: dict, seed: int = 0) -> "TicTacToeState":
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> "TicTacToeState":
         """Rebuild a state from its to_json document; any field inconsistent with the board is rejected."""
+        check_dialect(self.name, dialect, (OURS,))  # TAG has no Tic-Tac-Toe in the papers' data
         board = doc.get("board") if isinstance(doc, dict) else None
         if not isinstance(board, list) or len(board) != 3 or any(not isinstance(row, list) or len(row) != 3 for row in board):
             raise ValueError("tictactoe from_json: document must be a dict whose 'board' is 3 rows of 3 cells")
@@ -134,7 +135,9 @@ class TicTacToeState(State):
     def key(self) -> Hashable:
         return (self._seats[0], self._seats[1])
 
-    def to_json(self) -> dict:
+    def to_json(self, dialect: str = OURS) -> dict:
+        if dialect != OURS:
+            check_dialect("tictactoe", dialect, (OURS,))
         x, o = self._seats
         return {
             "board": [list(ROW_CELLS[(x & 7) | (o & 7) << 3]), list(ROW_CELLS[(x >> 3 & 7) | (o >> 3 & 7) << 3]),
