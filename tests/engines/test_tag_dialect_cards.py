@@ -1,0 +1,161 @@
+"""TAG's JSON dialect for the card games ([TAG] items 1 and 2): every state of the real TAG trajectories parses
+into our engine and re-emits with the same JSON-Bag tokens except the listed unknown fields; fresh engine states
+have the recorded structure; our own dialect is untouched (tests/engines/test_records_identical.py pins it)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+import engines.dominion.tag_json as dominion_tag
+from engines import load_game
+from engines.tag_json import ROUND_OVER, TICK_UNKNOWN
+from tests.engines.test_tag_dialect import structure, tokens, top_field, trajectories
+from tests.helpers.states import random_play_states
+
+# our name: (TAG's folder, the dialect module, the fields of a TAG document our engine cannot know)
+GAMES = {
+    "dominion": ("Dominion", dominion_tag, ("tick",)),  # TAG's action count; see engines/dominion/tag_json.py
+}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_recorded_state_re_emits_its_tokens(name):
+    folder, dialect, unknown = GAMES[name]
+    game, differing_fields, n_states = load_game(name), set(), 0
+    for file_name, docs in trajectories(folder):
+        for i, doc in enumerate(docs):
+            state = game.from_json(doc, dialect="tag")
+            again = dialect.tag_json(state, dialect.recorded_moment(doc))
+            original, rebuilt = tokens(doc), tokens(again)
+            differing = {t for t in original.keys() | rebuilt.keys() if original.get(t) != rebuilt.get(t)}
+            fields = {top_field(t) for t in differing}
+            assert fields <= set(unknown), f"{file_name} state {i}: tokens of {sorted(fields)} differ"
+            differing_fields |= fields
+            n_states += 1
+    assert n_states == sum(len(docs) for _, docs in trajectories(folder)) > 0
+    assert differing_fields == set(unknown)  # every allowance is needed
+    assert dialect.UNKNOWN_FIELDS == unknown
+
+
+def test_dominion_recorded_states_lose_only_the_tick():
+    game = load_game("dominion")
+    for _, docs in trajectories("Dominion"):
+        for doc in docs:
+            again = dominion_tag.tag_json(game.from_json(doc, dialect="tag"), dominion_tag.recorded_moment(doc))
+            assert {**doc, "tick": TICK_UNKNOWN} == again
+
+
+def _dominion_recording_points(seed: int) -> list[dict]:
+    """TAG-dialect documents of one seeded random Dominion game at TAG's recording points (and its end)."""
+    game = load_game("dominion")
+    state, rng, docs = game.new_state(seed=seed), random.Random(seed), []
+    while not state.is_terminal():
+        before = state.turn_counter
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+        if state.is_terminal():
+            docs.append(state.to_json(dialect="tag"))
+        elif state.turn_counter > before and state.turn_counter % game.n_players == 0:
+            docs.append(dominion_tag.tag_json(state, ROUND_OVER))
+    return docs
+
+
+RECORDING_POINTS = {"dominion": _dominion_recording_points}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_fresh_game_has_the_structure_of_the_recorded_one(name):
+    recorded = [docs for _, docs in trajectories(GAMES[name][0])]
+    every_recorded = set().union(*(structure(doc) for docs in recorded for doc in docs))
+    for seed, docs in enumerate(recorded):
+        ours = RECORDING_POINTS[name](seed)
+        assert structure(ours[0]) == structure(docs[0])  # the first recorded point
+        assert list(ours[0]) == list(docs[0]) and list(ours[-1]) == list(docs[-1])  # same keys, same order
+        assert all(structure(doc) <= every_recorded for doc in ours)  # nothing the records never have
+        assert ours[-1]["gameStatus"] == docs[-1]["gameStatus"] == "GAME_END"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_initial_state_has_the_recorded_keys_nesting_and_types(name):
+    initial = load_game(name).new_state(seed=1).to_json(dialect="tag")
+    first = trajectories(GAMES[name][0])[0][1][0]
+    assert list(initial) == list(first)
+    assert structure(initial) <= structure(first) | structure(trajectories(GAMES[name][0])[0][1][1])
+
+
+def _at_turn_start(state) -> bool:
+    """Whether `state` is at the start of a turn (what TAG's Dominion container can express)."""
+    return (state.phase == "Play" and state.pending is None and (state.actions, state.buys) == (1, 1)
+            and not (state.spent or state.additional_spend or state.merchants_played or state.terminal))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_our_live_documents_read_back_to_the_same_position(name):
+    game, at_start = load_game(name), 0
+    for state in random_play_states(game, n_games=3, every=3):
+        doc = state.to_json(dialect="tag")
+        again = game.from_json(doc, dialect="tag")
+        assert again.to_json(dialect="tag") == doc
+        if _at_turn_start(state):
+            at_start += 1
+            assert again.key() == state.key()
+    assert at_start > 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_our_dialect_is_the_default_and_untouched(name):
+    game = load_game(name)
+    for state in random_play_states(game, n_games=2, every=7):
+        ours = state.to_json()
+        state.to_json(dialect="tag")
+        assert state.to_json(dialect="ours") == ours == state.to_json()
+        assert game.from_json(ours, dialect="ours").to_json() == ours
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_an_unknown_dialect_is_a_clear_error(name):
+    game = load_game(name)
+    with pytest.raises(ValueError, match="unknown JSON dialect 'xml'"):
+        game.new_state().to_json(dialect="xml")
+    with pytest.raises(ValueError, match="unknown JSON dialect 'xml'"):
+        game.from_json(game.new_state().to_json(), dialect="xml")
+
+
+@pytest.mark.parametrize("name, index, change, message", [
+    ("dominion", 1, {"turnOwner": 2}, "field 'turnOwner' is 2, the position implies 0"),
+    ("dominion", -1, {"playerResults": ["WIN_GAME", "LOSE_GAME", "LOSE_GAME", "LOSE_GAME"]}, "inconsistent"),
+    ("dominion", 0, {"nTeams": 3}, "field 'nTeams' is 3, the position implies 4"),
+    ("dominion", 0, {"tick": "7"}, "tick must be an int >= -1"),
+    ("dominion", 0, {"trashPile": []}, "trashPile must be a deck"),
+    ("dominion", 0, {"gameType": "Connect4"}, "not a TAG Dominion state"),
+])
+def test_a_document_contradicting_its_position_is_rejected(name, index, change, message):
+    doc = trajectories(GAMES[name][0])[0][1][index]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_game(name).from_json({**doc, **change}, dialect="tag")
+
+
+def test_dominion_reads_the_player_count_and_the_round_from_the_document():
+    two = load_game("dominion", n_players=2).new_state(seed=3)
+    for _ in range(4):  # two turns of end_phase, end_phase: a round of two players
+        two.apply("end_phase")
+    doc = dominion_tag.tag_json(two, ROUND_OVER)
+    assert (doc["roundCounter"], doc["turnCounter"], doc["turnOwner"]) == (0, 2, 0)
+    state = load_game("dominion").from_json(doc, dialect="tag")
+    assert state.n_players == 2 and state.key() == two.key()
+    assert (state.turn_counter, state.round_counter) == (2, 1)
+    assert state.to_json(dialect="tag")["roundCounter"] == 1  # the same position, between actions
+
+
+def test_dominion_zones_are_in_tags_order():
+    """TAG's Deck.add puts a card on top: a hand lists the last drawn card first; the draw pile keeps its order."""
+    state = load_game("dominion").new_state(seed=5)
+    doc = state.to_json(dialect="tag")
+    assert [c["cardType"] for c in doc["playerHands"][0]["components"]] == state.hands[0][::-1]
+    assert [c["cardType"] for c in doc["playerDrawPiles"][0]["components"]] == state.draw_piles[0]
+    assert doc["playerHands"][1]["deckVisibility"] == [False, True, False, False]
+    assert doc["playerHands"][1]["elementVisibility"] == [[False, True, False, False]] * 5
+    assert doc["playerDrawPiles"][2]["elementVisibility"] == [[False] * 4] * 5
