@@ -58,7 +58,8 @@ def tag_counters(doc: dict, moment: str) -> tuple[int, int, int, int]:
     if doc["gameStatus"] == GAME_END:
         return ticks, rounds_done(age, 0), 0, 0
     if moment == ROUND_OVER:
-        if any(c is not None for c in doc["turnActions"]) or doc["buildFromDiscardPlayer"] >= 0 or hand_size >= CARDS_PER_HAND:
+        pending = any(c is not None for c in doc["turnActions"]) or doc["buildFromDiscardPlayer"] >= 0
+        if pending or hand_size >= CARDS_PER_HAND:
             raise ValueError(f"seven_wonders (tag): a round is over only at the start of the next round of an age, "
                              f"not with {hand_size} cards in hand or choices pending ({AGE_END_UNKNOWN} is not "
                              "a position of our engine)")

@@ -10,9 +10,10 @@ import re
 import pytest
 
 import engines.dominion.tag_json as dominion_tag
+import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
 import engines.seven_wonders.tag_json as seven_wonders_tag
 from engines import load_game
-from engines.tag_json import ROUND_OVER, TICK_UNKNOWN
+from engines.tag_json import LIVE, ROUND_OVER, TICK_UNKNOWN, TURN_OVER
 from tests.engines.test_tag_dialect import structure, tokens, top_field, trajectories
 from tests.helpers.states import random_play_states
 
@@ -21,8 +22,19 @@ from tests.helpers.states import random_play_states
 GAMES = {
     "dominion": ("Dominion", dominion_tag, ("tick",), None, 0),  # tick: TAG's action count (module docstring)
     "seven_wonders": ("Wonders7", seven_wonders_tag, (), seven_wonders_tag.is_age_end_record, 3),  # one per age
+    # tick, the round-local turnCounter and the sticky hand visibility: see engines/sea_salt_paper/tag_json.py
+    "sea_salt_paper": ("SeaSaltPaper", sea_salt_paper_tag, ("tick", "turnCounter", "playerHands.visibility"), None, 0),
 }
 UNHELD_MESSAGE = {"seven_wonders": seven_wonders_tag.AGE_END_UNKNOWN}
+
+
+def token_field(token: str, unknown: tuple[str, ...]) -> str:
+    """The unknown field (a token path without list indices) that `token` belongs to, else its top-level key."""
+    path = re.sub(r"\[\d+\]", "", token)
+    for field in unknown:
+        if path == f".{field}" or path.startswith(f".{field}."):
+            return field
+    return top_field(token)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -41,7 +53,7 @@ def test_every_recorded_state_re_emits_its_tokens(name):
             again = dialect.tag_json(state, dialect.recorded_moment(doc))
             original, rebuilt = tokens(doc), tokens(again)
             differing = {t for t in original.keys() | rebuilt.keys() if original.get(t) != rebuilt.get(t)}
-            fields = {top_field(t) for t in differing}
+            fields = {token_field(t, unknown) for t in differing}
             assert fields <= set(unknown), f"{file_name} state {i}: tokens of {sorted(fields)} differ"
             differing_fields |= fields
             n_states += 1
@@ -100,7 +112,30 @@ def outer(found: set[tuple[str, str]]) -> set[tuple[str, str]]:
     return {(path, kind) for path, kind in starred(found) if "components[]" not in path}
 
 
-RECORDING_POINTS = {"dominion": _dominion_recording_points, "seven_wonders": _seven_wonders_recording_points}
+def _sea_salt_paper_recording_points(seed: int) -> list[dict]:
+    """TAG-dialect documents of one seeded random Sea Salt & Paper game at TAG's recording points: every turn
+    whose round-local count is a multiple of the seats, every round's end before the next deal, the game's end."""
+    game = load_game("sea_salt_paper")
+    state, rng, docs, round_turns = game.new_state(seed=seed), random.Random(seed), [], 0
+    while not state.is_terminal():
+        before, legal = state.clone(), state.legal_actions()
+        action = legal[rng.randrange(len(legal))]
+        state.apply(action)
+        if state.is_terminal():
+            docs.append(state.to_json(dialect="tag"))
+        elif state.round_counter > before.round_counter:
+            if action != "last_chance":  # LAST CHANCE on the turn that empties the pile: see the module
+                docs.append(sea_salt_paper_tag.tag_json(before, ROUND_OVER))
+            round_turns = 0
+        elif state.turn_counter > before.turn_counter:
+            if round_turns % game.n_players == 0:
+                docs.append(sea_salt_paper_tag.tag_json(state, TURN_OVER))
+            round_turns += 1
+    return docs
+
+
+RECORDING_POINTS = {"dominion": _dominion_recording_points, "seven_wonders": _seven_wonders_recording_points,
+                    "sea_salt_paper": _sea_salt_paper_recording_points}
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -127,6 +162,8 @@ def _at_turn_start(state) -> bool:
     """Whether `state` is at the start of a turn or round (what TAG's containers can express)."""
     if state.game.name == "seven_wonders":
         return not state.round_in_progress() and state.builder < 0 and not state.is_terminal()
+    if state.game.name == "sea_salt_paper":
+        return state.phase == "DRAW"
     return (state.phase == "Play" and state.pending is None and (state.actions, state.buys) == (1, 1)
             and not (state.spent or state.additional_spend or state.merchants_played or state.terminal))
 
@@ -167,6 +204,10 @@ def test_an_unknown_dialect_is_a_clear_error(name):
         game.from_json(game.new_state().to_json(), dialect="xml")
 
 
+def _without_top_card(deck: dict) -> dict:
+    return {**deck, "components": deck["components"][1:]}
+
+
 @pytest.mark.parametrize("name, index, change, message", [
     ("dominion", 1, {"turnOwner": 2}, "field 'turnOwner' is 2, the position implies 0"),
     ("dominion", -1, {"playerResults": ["WIN_GAME", "LOSE_GAME", "LOSE_GAME", "LOSE_GAME"]}, "inconsistent"),
@@ -179,11 +220,16 @@ def test_an_unknown_dialect_is_a_clear_error(name):
     ("seven_wonders", 1, {"turnOwner": 2}, "hides the choices made so far"),
     ("seven_wonders", -1, {"playerResults": ["WIN_GAME", "WIN_GAME", "WIN_GAME", "WIN_GAME"]}, "playerResults"),
     ("seven_wonders", 0, {"playerHands": []}, "playerHands must be a list of 4 decks"),
+    ("sea_salt_paper", 8, {"playerTotalScores": [0, 6, 11, 4]}, "less than this round's points"),
+    ("sea_salt_paper", 1, {"lastChance": 2}, "protectedHands must hold the LAST CHANCE caller"),
+    ("sea_salt_paper", 1, lambda doc: {"drawPile": _without_top_card(doc["drawPile"])}, "not the 58-card deck"),
+    ("sea_salt_paper", 1, {"turnCounter": "4"}, "turnCounter must be an int >= -1"),
+    ("sea_salt_paper", -1, {"playerResults": ["WIN_GAME", "LOSE_GAME", "LOSE_GAME", "LOSE_GAME"]}, "playerResults"),
 ])
 def test_a_document_contradicting_its_position_is_rejected(name, index, change, message):
     doc = trajectories(GAMES[name][0])[0][1][index]
     with pytest.raises(ValueError, match=re.escape(message)):
-        load_game(name).from_json({**doc, **change}, dialect="tag")
+        load_game(name).from_json({**doc, **(change(doc) if callable(change) else change)}, dialect="tag")
 
 
 def test_dominion_reads_the_player_count_and_the_round_from_the_document():
@@ -220,3 +266,34 @@ def test_seven_wonders_records_pass_the_hands_on_as_our_engine_reads_them():
     assert seven_wonders_tag.tag_json(state, ROUND_OVER) == doc
     with pytest.raises(ValueError, match="a round is over only at the start of the next round"):
         seven_wonders_tag.tag_json(load_game("seven_wonders").new_state(seed=1), ROUND_OVER)
+
+
+def test_sea_salt_paper_between_rounds_is_written_from_the_round_ending_turn():
+    """The position TAG records after a round is scored and before the deal: our state deals at once, so the
+    translator writes it from the state before the round-ending action and reads it back to that state."""
+    game = load_game("sea_salt_paper")
+    state, rng, checked = game.new_state(seed=2), random.Random(2), 0
+    while not state.is_terminal() and checked < 2:
+        before = state.clone()
+        legal = state.legal_actions()
+        action = legal[rng.randrange(len(legal))]
+        state.apply(action)
+        if state.round_counter > before.round_counter and action != "last_chance":
+            doc = sea_salt_paper_tag.tag_json(before, ROUND_OVER)
+            assert doc["playerTotalScores"] == state.totals != before.totals  # banked, as the next round has it
+            assert doc["drawPile"] == before.to_json(dialect="tag")["drawPile"]  # the cards are not re-dealt
+            assert (doc["roundCounter"], doc["turnOwner"]) == (before.round_counter, before.player)
+            assert sea_salt_paper_tag.recorded_moment({**doc, "tick": 0}) == ROUND_OVER
+            again = sea_salt_paper_tag.from_tag_json(game, doc, moment=ROUND_OVER)  # our tick -1 reads as LIVE
+            assert again.key() == before.key()
+            checked += 1
+    assert checked == 2
+
+
+def test_sea_salt_paper_records_name_the_seat_that_ended_the_turn():
+    first = trajectories("SeaSaltPaper")[0][1][0]
+    assert sea_salt_paper_tag.recorded_moment(first) == TURN_OVER and first["turnOwner"] == 0
+    state = load_game("sea_salt_paper").from_json(first, dialect="tag")
+    assert (state.current_player, state.phase, state.turn_counter) == (1, "DRAW", 1)
+    assert sea_salt_paper_tag.from_tag_json(load_game("sea_salt_paper"), first, moment=LIVE).current_player == 0
+    assert state.to_json(dialect="tag")["turnCounter"] == sea_salt_paper_tag.TURNS_UNKNOWN
