@@ -13,6 +13,7 @@ import engines.dominion.tag_json as dominion_tag
 import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
 import engines.seven_wonders.tag_json as seven_wonders_tag
 from engines import load_game
+from engines.seven_wonders.scoring import military_points
 from engines.tag_json import LIVE, ROUND_OVER, TICK_UNKNOWN, TURN_OVER
 from tests.engines.test_tag_dialect import structure, tokens, top_field, trajectories
 from tests.helpers.states import random_play_states
@@ -297,3 +298,30 @@ def test_sea_salt_paper_records_name_the_seat_that_ended_the_turn():
     assert (state.current_player, state.phase, state.turn_counter) == (1, "DRAW", 1)
     assert sea_salt_paper_tag.from_tag_json(load_game("sea_salt_paper"), first, moment=LIVE).current_player == 0
     assert state.to_json(dialect="tag")["turnCounter"] == sea_salt_paper_tag.TURNS_UNKNOWN
+
+
+def test_sea_salt_paper_rounds_are_banked_as_tag_banks_them():
+    """Rule check: a between-rounds record read back to the round-ending turn, minus our engine's banking of the
+    round (normal, LAST CHANCE won or lost), leaves the totals of the round's earlier records."""
+    game, checked = load_game("sea_salt_paper"), 0
+    for file_name, docs in trajectories("SeaSaltPaper"):
+        for earlier, doc in zip(docs, docs[1:]):
+            if sea_salt_paper_tag.recorded_moment(doc) == ROUND_OVER:
+                assert earlier["roundCounter"] == doc["roundCounter"]
+                assert game.from_json(doc, dialect="tag").totals == earlier["playerTotalScores"], file_name
+                checked += 1
+    assert checked == 11  # 3, 4 and 4 rounds end before the last one
+
+
+def test_seven_wonders_last_military_is_scored_as_tag_scores_it():
+    """Rule check: from the record of the last round of age III to the game's end only the age's last cards are
+    discarded and military scored; the Victory gained is our engine's military points for those shields."""
+    game = load_game("seven_wonders")
+    for file_name, docs in trajectories("Wonders7"):
+        last_round, end = docs[-2], docs[-1]
+        assert seven_wonders_tag.is_age_end_record(last_round) and last_round["currentAge"] == 3
+        shields = [r["Shield"] for r in last_round["playerResources"]]
+        gained = [b["Victory"] - a["Victory"] for a, b in zip(last_round["playerResources"], end["playerResources"])]
+        assert gained == military_points(shields, 3, game.military), file_name
+        assert game.from_json(end, dialect="tag").returns() == [1 if r == "WIN_GAME" else -1 if r == "LOSE_GAME"
+                                                                 else 0 for r in end["playerResults"]]
