@@ -74,9 +74,9 @@ def round_over_document(state) -> dict:
     return doc
 
 
-def tag_document(doc: dict, owner: int, moment: str) -> dict:
-    """TAG's document of our document `doc` with turn owner `owner`, at `moment` (ROUND_OVER: `doc` is already
-    the between-rounds position)."""
+def tag_document(doc: dict, owner: int) -> dict:
+    """TAG's document of our document `doc` (for ROUND_OVER: of the between-rounds position) with turn owner
+    `owner`."""
     n = doc["nPlayers"]
     out = {field: copy.deepcopy(doc[field]) for field in CONTAINER_FIELDS}
     for hand, visibility in zip(out["playerHands"], _hand_visibility(doc)):
@@ -92,12 +92,12 @@ def tag_json(state, moment: str = LIVE) -> dict:
     DRAW phase that follows a turn; ROUND_OVER from the round-ending seat's DUO phase (round_over_document)."""
     check_moment("sea_salt_paper (tag)", moment, MOMENTS)
     if state.is_terminal() or moment == LIVE:
-        return tag_document(state.to_json(), state.player, LIVE)
+        return tag_document(state.to_json(), state.player)
     if moment == TURN_OVER:
         if state.phase != DRAW:
             raise ValueError(f"sea_salt_paper (tag): a turn is over at the next seat's DRAW phase, not {state.phase}")
-        return tag_document(state.to_json(), (state.player - 1) % state.n_players, TURN_OVER)
-    return tag_document(round_over_document(state), state.player, ROUND_OVER)
+        return tag_document(state.to_json(), (state.player - 1) % state.n_players)
+    return tag_document(round_over_document(state), state.player)
 
 
 def recorded_moment(doc: dict) -> str:
