@@ -15,12 +15,11 @@ Translates between our document and TAG's, so it needs no engine import: the gam
 
 from __future__ import annotations
 
-from engines.tag_json import (GAME_END, LIVE, TURN_OVER, check_game_type, check_moment, common_fields, component,
-                              int_field, match_rebuilt)
+from engines.tag_json import (GAME_END, LIVE, TICK_UNKNOWN, TURN_OVER, check_game_type, check_moment, common_fields,
+                              component, int_field, match_rebuilt)
 
 GAME_TYPE = "CantStop"
 MOMENTS = (LIVE, TURN_OVER)
-TICK_UNKNOWN = -1
 UNKNOWN_FIELDS = ("tick",)  # fields of a TAG document that the position does not determine
 N_TRACK_SLOTS = 13
 

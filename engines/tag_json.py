@@ -14,6 +14,7 @@ from __future__ import annotations
 LIVE, TURN_OVER, ROUND_OVER = "live", "turn_over", "round_over"
 MOMENTS = (LIVE, TURN_OVER, ROUND_OVER)
 ONGOING, GAME_END = "GAME_ONGOING", "GAME_END"
+TICK_UNKNOWN = -1  # written for TAG's tick (its count of every action) where our engine does not count actions
 
 
 def check_moment(where: str, moment: str, allowed: tuple[str, ...]) -> str:

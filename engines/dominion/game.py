@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import random
 
-from engines.base import Game, State, check_params, common_json, normalize_action, returns_from_scores
+import engines.dominion.tag_json as dominion_tag
+from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
+                          returns_from_scores)
 from engines.chance import shuffle
 from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
                                     apply_effect_action, effect_actions, play_card)
@@ -269,7 +271,9 @@ class DominionState(State):
                 self.terminal)
 
     # ----- JSON and hidden information -----------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json(self, dialect: str = OURS) -> dict:
+        if dialect != OURS and check_dialect("dominion", dialect) == TAG:
+            return dominion_tag.tag_json(self)
         return {
             "cardsIncludedInGame": dict(self.supply),
             "playerHands": list(map(list, self.hands)),
@@ -382,8 +386,10 @@ class Dominion(Game):
         state.terminal = state._supply_exhausted()
         return state
 
-    def from_json(self, doc: dict, seed: int = 0) -> DominionState:
-        """Inverse of DominionState.to_json; later reshuffles are drawn from `seed`."""
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> DominionState:
+        """Inverse of DominionState.to_json in `dialect`; later reshuffles are drawn from `seed`."""
+        if check_dialect(self.name, dialect) == TAG:
+            return dominion_tag.from_tag_json(self, doc, seed)
         if not isinstance(doc, dict) or doc.get("gameType") != GAME_TYPE or doc.get("nPlayers") != self.n_players:
             raise ValueError(f"dominion: from_json needs a {GAME_TYPE} document for {self.n_players} players")
         state = DominionState(self, random.Random(seed).getrandbits(64))

@@ -20,7 +20,9 @@ import random
 from collections import Counter
 from typing import Hashable
 
-from engines.base import Action, Game, State, check_params, normalize_action, returns_from_scores
+import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
+from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_params, normalize_action,
+                          returns_from_scores)
 from engines.chance import shuffle
 from engines.sea_salt_paper.cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
@@ -60,8 +62,11 @@ class SeaSaltPaper(Game):
         state.start_round(0)
         return state
 
-    def from_json(self, doc: dict, seed: int = 0) -> "SeaSaltPaperState":
-        """Rebuild a state from `to_json` output; shuffles and steals after the restart are drawn from `seed`."""
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> "SeaSaltPaperState":
+        """Rebuild a state from `to_json` output in `dialect`; shuffles and steals after the restart are drawn
+        from `seed`."""
+        if check_dialect(self.name, dialect) == TAG:
+            return sea_salt_paper_tag.from_tag_json(self, doc, seed)
         state = SeaSaltPaperState(self, seed)
         load_state(state, doc)
         return state
@@ -366,8 +371,10 @@ class SeaSaltPaperState(State):
 
     # ----- JSON and hidden information ----------------------------------------------------------------
 
-    def to_json(self) -> dict:
-        """TAG's SSPGameStateContainer fields (decks as Gson writes them) plus the turn phase."""
+    def to_json(self, dialect: str = OURS) -> dict:
+        """TAG's SSPGameStateContainer fields (decks as Gson writes them) plus the turn phase; "tag": TAG's own."""
+        if dialect != OURS and check_dialect("sea_salt_paper", dialect) == TAG:
+            return sea_salt_paper_tag.tag_json(self)
         return state_document(self, None)
 
     def observation_json(self, player: int) -> dict:

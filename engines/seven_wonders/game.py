@@ -37,7 +37,8 @@ from __future__ import annotations
 import random
 from typing import Hashable
 
-from engines.base import Game, State, check_params, normalize_action, returns_from_scores
+import engines.seven_wonders.tag_json as seven_wonders_tag
+from engines.base import OURS, TAG, Game, State, check_dialect, check_params, normalize_action, returns_from_scores
 from engines.chance import shuffle
 from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX, MAX_PLAYERS,
                                          MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
@@ -88,7 +89,10 @@ class SevenWonders(Game):
         state.deal_age()
         return state
 
-    def from_json(self, doc: dict, seed: int = 0) -> "SevenWondersState":
+    def from_json(self, doc: dict, seed: int = 0, dialect: str = OURS) -> "SevenWondersState":
+        """Inverse of SevenWondersState.to_json in `dialect`; later ages are dealt from `seed`."""
+        if check_dialect(self.name, dialect) == TAG:
+            return seven_wonders_tag.from_tag_json(self, doc, seed)
         return parse_state(SevenWondersState(self, seed), doc)
 
 
@@ -210,7 +214,9 @@ class SevenWondersState(State):
                 tuple(tuple(sorted(p)) for p in self.played), tuple(sorted(self.discard)),
                 tuple(tuple(r) for r in self.res), tuple(tuple(b) for b in self.boards), tuple(self.pending))
 
-    def to_json(self) -> dict:
+    def to_json(self, dialect: str = OURS) -> dict:
+        if dialect != OURS and check_dialect("seven_wonders", dialect) == TAG:
+            return seven_wonders_tag.tag_json(self)
         return state_json(self)
 
     def observation_json(self, player: int) -> dict:
