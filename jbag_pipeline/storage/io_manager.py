@@ -22,10 +22,11 @@ def lake_partition(key: str | dg.MultiPartitionKey, metadata) -> dict[str, str]:
     return {(metadata or {}).get(PARTITION_EXPR, "game"): str(key)}
 
 
-class LakeIOManager(dg.ConfigurableIOManager):
+class LakeIOManager(dg.IOManager):
     """Stores asset outputs (polars DataFrames) in the Parquet lake under the data directory of `settings`."""
 
-    settings: JbagSettings
+    def __init__(self, settings: JbagSettings):
+        self.settings = settings
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
         from jbag_pipeline.assets.common import table_metadata
@@ -53,8 +54,16 @@ class LakeIOManager(dg.ConfigurableIOManager):
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
 
+@dg.io_manager(required_resource_keys={"settings"},
+               description="The Parquet lake under the data directory of the run's settings resource.")
+def lake_io_manager(init_context: dg.InitResourceContext) -> LakeIOManager:
+    """The lake IO manager of a run: built from the run's `settings` resource, so a run config overriding
+    resources.settings (data_dir, preset) moves the lake with it."""
+    return LakeIOManager(init_context.resources.settings)
+
+
 def lake_resources(settings: JbagSettings, compute: JbagCompute | None = None) -> dict:
-    """The resources every run takes: the settings, the lake IO manager reading its data directory from them, and
-    where batches of games run (default inline: this process)."""
-    return {"io_manager": LakeIOManager(settings=settings), "settings": settings,
+    """The resources every run takes: the settings, the lake IO manager reading its data directory from the run's
+    settings resource (as run config leaves them), and where batches of games run (default inline: this process)."""
+    return {"io_manager": lake_io_manager, "settings": settings,
             "compute": compute or JbagCompute(backend="inline")}
