@@ -3,7 +3,8 @@
 One asset is one lake table (its key's last part). Its Dagster partition is the lake partition: a game key is
 `game=<key>`, a multi-partition key one folder per dimension (`game=<g>/pair=<p>`), and an asset whose single
 partition dimension is not a game names its folder key in the definition metadata `partition_expr` (transfer:
-`pair`). Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.
+`pair`). An unpartitioned asset whose lake table is split by `partition_expr` all the same (ingested_games, which
+writes its partitions itself) is read by a partitioned run one lake partition at a time: the run's key. Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.
 """
 
 import dagster as dg
@@ -42,6 +43,9 @@ class LakeIOManager(dg.IOManager):
         table = context.asset_key.path[-1]
         root = self.settings.root()
         if not context.has_asset_partitions:
+            metadata = context.upstream_output.definition_metadata if context.upstream_output else None
+            if context.has_partition_key and PARTITION_EXPR in (metadata or {}):  # split in the lake, not in Dagster
+                return lake.read_table(root, table, {metadata[PARTITION_EXPR]: context.partition_key})
             return lake.read_table(root, table)
         keys = list(context.asset_partition_keys)
         if not context.has_partition_key and len(keys) > 1:  # an unpartitioned reader of every partition: what exists
