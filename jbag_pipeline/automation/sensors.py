@@ -30,6 +30,8 @@ from jbag_pipeline.resources import JbagSettings
 INGEST_RUN_KEYS = [dg.AssetKey(name) for name in INGEST_KEYS]
 INBOX_KEYS = INGEST_RUN_KEYS + [a.key for a in INGESTED_MODEL_ASSETS]
 INGEST_TAG = "jbag/ingest"  # on every run the sensor requests; deploy/: at most one ingest run at a time
+IN_PROGRESS = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.STARTING,
+               dg.DagsterRunStatus.STARTED]
 
 
 def inbox_files(inbox: Path) -> dict[str, int]:
@@ -75,10 +77,6 @@ def inbox_sensor(context: dg.SensorEvaluationContext, settings: JbagSettings):
     return dg.SensorResult(run_requests=requests, cursor=encode_cursor(current), dynamic_partitions_requests=[
         *([INGESTED_GAMES.build_add_request(add)] if add else []),
         *([INGESTED_GAMES.build_delete_request(delete)] if delete else [])])
-
-
-IN_PROGRESS = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.STARTING,
-               dg.DagsterRunStatus.STARTED]
 
 
 def ingest_request(inbox: Path, new: list[str], current: dict[str, int]) -> dg.RunRequest:

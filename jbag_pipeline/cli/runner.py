@@ -131,9 +131,10 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     resources = lake_resources(settings, compute or JbagCompute())
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
     run_id = run_id or new_run_id()
-    per_game = " (one of them: a run per changed ingested game)" if any(
-        partition is CHANGED_INGESTED_GAMES for _, partition in steps) else ""
-    progress(f"{len(steps)} Dagster runs{per_game}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
+    per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)
+    runs = f"{len(steps) - 1} Dagster runs and one per changed ingested game" if per_game else \
+        f"{len(steps)} Dagster runs"
+    progress(f"{runs}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
     results = []
     for i, (keys, partition) in enumerate(steps, 1):
         if partition is CHANGED_INGESTED_GAMES:
