@@ -14,6 +14,7 @@ import yaml
 from dagster._config import process_config
 from dagster._core.instance.config import dagster_instance_config
 from dagster._core.run_coordinator import QueuedRunCoordinator
+from dagster._core.storage.dagster_run import DagsterRun
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions
@@ -262,6 +263,11 @@ def test_inbox_sensor_run_ingests_the_files(tmp_path):
     (model,) = second.run_requests
     assert model.partition_key == "nim" and not second.dynamic_partitions_requests
     assert [k.to_user_string() for k in model.asset_selection] == MODEL_TABLES
+    busy = dg.DagsterInstance.ephemeral()  # while an ingest run of the sensor is under way: no model run yet
+    busy.add_run(DagsterRun(job_name="__ASSET_JOB", run_id="ingesting", tags={"jbag/ingest": "inbox"},
+                            status=dg.DagsterRunStatus.STARTED))
+    waiting = evaluate(settings, first.cursor, busy)
+    assert not waiting.run_requests and waiting.skip_reason.skip_message == "an ingest run is queued or running"
     fresh = evaluate(settings, first.cursor)  # an instance without the partition: the sensor adds it first
     assert [(r.partitions_def_name, r.partition_keys) for r in fresh.dynamic_partitions_requests] == [
         ("ingested_game", ["nim"])] and fresh.run_requests[0].run_key == model.run_key
