@@ -2,23 +2,28 @@
 ingested_tokens per game.
 
 Ingested games live in their own lake tables, partitioned by game name in the lake (hive folders), so
-they never mix with our self-play and may name games we do not implement. The Dagster assets are not
+they never mix with our self-play and may name games we do not implement. These Dagster assets are not
 partitioned: one run ingests a batch of files into whatever games they hold and tokenizes only their games
-(a game that cannot be tokenized is quarantined, so it never lands without tokens); each downstream
-ingested_* asset (assets/ingested_model.py) refreshes the games whose inputs changed.
+(a game that cannot be tokenized is quarantined, so it never lands without tokens). The run then makes the
+dynamic partitions `ingested_game` of the ingested model (assets/ingested_model.py) the games the lake holds,
+and removes the model's lake partitions of games no longer ingested.
 """
 
 import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
+from jbag_pipeline.assets.ingested_model import MODEL_TABLES, sync_partitions
+from jbag_pipeline.ingest.refresh import remove_games_not_in
 from jbag_pipeline.ingest.trajectories import IngestBatch, problem_lines, read_trajectories
 from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
-                                        write_batch)
+                                        partitions, write_batch)
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.storage.io_manager import PARTITION_EXPR
 from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
 
 INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
+PER_GAME = {PARTITION_EXPR: "game"}  # lake tables split by game: a model run of one ingested game reads its part
 
 
 class IngestConfig(dg.Config):
@@ -36,11 +41,11 @@ def empty_batch() -> IngestBatch:
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(GAMES_TABLE, group_name="ingest",
+        dg.AssetSpec(GAMES_TABLE, group_name="ingest", metadata=PER_GAME,
                      description="Games read from outside trajectory files (selfplay_games columns), per game."),
-        dg.AssetSpec(STATES_TABLE, group_name="ingest",
+        dg.AssetSpec(STATES_TABLE, group_name="ingest", metadata=PER_GAME,
                      description="Their recorded states as JSON text (selfplay_states columns), per game."),
-        dg.AssetSpec(TOKENS_TABLE, group_name="ingest",
+        dg.AssetSpec(TOKENS_TABLE, group_name="ingest", metadata=PER_GAME,
                      description="Token counts of every ingested state (the game's ingest mode, positive-integer "
                                  "rule on), computed once when the state is ingested."),
         dg.AssetSpec(SOURCES_TABLE, group_name="ingest",
@@ -58,12 +63,17 @@ def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, sett
     problems = problem_lines(summary.quarantined)
     for line in problems:  # info: the event log keeps them; `jbag ingest` prints them once itself
         context.log.info(f"quarantined: {line}")
+    games = partitions(root, GAMES_TABLE)
+    removed = remove_games_not_in(root, MODEL_TABLES, games)
+    added, deleted = sync_partitions(context.instance, games)
     per_game = pl.DataFrame({"game": list(summary.games), "games": list(summary.games.values()),
                              "states": [summary.states[g] for g in summary.games]},
                             schema={"game": pl.String, "games": pl.Int64, "states": pl.Int64})
     yield dg.MaterializeResult(asset_key=GAMES_TABLE, metadata={
         "files": len(batch.files), "games_written": int(per_game["games"].sum()),
         "games_removed": summary.removed, "per_game": preview(per_game, 50),
+        "ingested_game_partitions": len(games), "partitions_added": ", ".join(added) or "-",
+        "partitions_deleted": ", ".join(sorted({*deleted, *removed})) or "-",
     })
     yield dg.MaterializeResult(asset_key=STATES_TABLE, metadata={"states_written": int(per_game["states"].sum())})
     yield dg.MaterializeResult(asset_key=TOKENS_TABLE, metadata={"token_rows_written": summary.tokens})

@@ -1,10 +1,11 @@
 """The JSON-Bag model on ingested games: sampled states -> bags -> prototypes -> P-NNS accuracy.
 
 One factory builds the four assets from INGESTED_STEPS: the table functions of the self-play chain
-(assets/model.py), run per game partition of ingested_games. Each asset rebuilds only the games whose input
-partitions (or the preset) changed since it last built them (ingest/refresh.py), so an ingest costs what its
-own games cost, and drops the partitions of games no longer ingested. Tokens are computed at ingest
-(ingest/store.write_batch), in each game's ingest mode with the positive-integer rule.
+(assets/model.py), partitioned by the dynamic partitions INGESTED_GAMES (`ingested_game`, one per game that
+ingested_games holds; it adds and removes them). The lake IO manager reads and writes each game's lake
+partition game=<key>. Each materialisation records the fingerprint of its inputs (ingest/refresh.py), so the
+inbox sensor and `jbag ingest` rebuild only the partitions of changed games (automation/ingested.py). Tokens are
+computed at ingest (ingest/store.write_batch), in each game's ingest mode with the positive-integer rule.
 """
 
 from collections.abc import Callable
@@ -13,11 +14,9 @@ from dataclasses import dataclass
 import dagster as dg
 import polars as pl
 
-import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import preview, read_partition
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.analysis.classification import winner_classification_table
-from jbag_pipeline.ingest.refresh import refresh_per_game
+from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint
 from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE
 from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.resources import JbagSettings
@@ -28,6 +27,7 @@ SAMPLED_TABLE = "ingested_sampled_states"
 BAGS_TABLE = "ingested_bags"
 PROTOTYPES_TABLE = "ingested_prototypes"
 CLASSIFICATION_TABLE = "ingested_classification"
+INGESTED_GAMES = dg.DynamicPartitionsDefinition(name="ingested_game")  # one partition per game ingested_games holds
 
 
 def ingested_blacklist(preset, game: str) -> tuple[str, ...]:
@@ -63,33 +63,40 @@ INGESTED_STEPS = [
                      tokens, states, games, test_share=preset.test_share, blacklist=ingested_blacklist(preset, game)),
                  "P-NNS winner prediction on held-out ingested games, whole and cut at 25/50/75%."),
 ]
-INPUTS = {step.table: step.inputs for step in INGESTED_STEPS}
 
 
-def _rows_per_game(root, table: str, games: list[str], rebuilt: list[str]) -> dg.MaterializeResult:
-    rows = {game: pl.scan_parquet(lake.partition_path(root, table, {"game": game})).select(pl.len()).collect().item()
-            for game in games}
-    counts = pl.DataFrame({"game": list(rows), "rows": list(rows.values()), "rebuilt": [g in rebuilt for g in rows]},
-                          schema={"game": pl.String, "rows": pl.Int64, "rebuilt": pl.Boolean})
-    return dg.MaterializeResult(metadata={"dagster/row_count": int(counts["rows"].sum()), "games": len(games),
-                                          "games_rebuilt": len(rebuilt), "rows_per_game": preview(counts, 50)})
+MODEL_TABLES = [step.table for step in INGESTED_STEPS]
+CHAIN = [(step.table, step.inputs) for step in INGESTED_STEPS]
 
 
 def ingested_model_asset(step: IngestedStep) -> dg.AssetsDefinition:
-    """The asset that keeps `step.table` up to date for every ingested game."""
+    """The asset of `step.table`, one partition per ingested game; records the fingerprint of the inputs it read."""
 
-    @dg.asset(name=step.table, group_name="ingest", deps=list(step.inputs), description=step.description)
-    def refresh(settings: JbagSettings) -> dg.MaterializeResult:
-        preset = settings.get_preset()
-        root = settings.root()
+    @dg.asset(name=step.table, group_name="ingest", partitions_def=INGESTED_GAMES, description=step.description,
+              ins={table: dg.AssetIn(table) for table in step.inputs})
+    def build(context: dg.AssetExecutionContext, settings: JbagSettings, **inputs: pl.DataFrame):
+        preset, game = settings.get_preset(), context.partition_key
+        fingerprint = input_fingerprint(settings.root(), step.inputs, game, repr(preset))
+        frame = step.compute(preset, game, *(inputs[table] for table in step.inputs))
+        return dg.Output(frame, metadata={FINGERPRINT_KEY: fingerprint})
 
-        def compute(game: str) -> pl.DataFrame:
-            return step.compute(preset, game, *(read_partition(settings, table, game) for table in step.inputs))
+    return build
 
-        games, rebuilt = refresh_per_game(root, step.table, step.inputs, repr(preset), compute)
-        return _rows_per_game(root, step.table, games, rebuilt)
 
-    return refresh
+def partition_changes(instance: dg.DagsterInstance, games: list[str]) -> tuple[list[str], list[str]]:
+    """(keys to add, keys to delete) that make the `ingested_game` partitions the ingested `games`."""
+    existing = set(instance.get_dynamic_partitions(INGESTED_GAMES.name))
+    return sorted(set(games) - existing), sorted(existing - set(games))
+
+
+def sync_partitions(instance: dg.DagsterInstance, games: list[str]) -> tuple[list[str], list[str]]:
+    """Add and delete `ingested_game` partitions so that they are the ingested `games`; returns (added, deleted)."""
+    add, delete = partition_changes(instance, games)
+    if add:
+        instance.add_dynamic_partitions(INGESTED_GAMES.name, add)
+    for key in delete:
+        instance.delete_dynamic_partition(INGESTED_GAMES.name, key)
+    return add, delete
 
 
 INGESTED_MODEL_ASSETS = [ingested_model_asset(step) for step in INGESTED_STEPS]

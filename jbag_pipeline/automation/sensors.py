@@ -1,5 +1,11 @@
 """The inbox sensor: trajectory files dropped in <data dir>/inbox/ are ingested and the ingested model refreshed.
 
+A tick that finds new or changed files requests one ingest run (ingested_games). A later tick, once no ingest
+run of the sensor is queued or running, requests one run per ingested game whose model partitions are stale
+(partition_key = the game; automation/ingested.py), with the `ingested_game` partitions synced to the lake's
+games first (dynamic_partitions_requests). Its run key names the game's ingested inputs, so a game is asked for
+once per state of its inputs.
+
 Cursor: the JSON list of [file name relative to the inbox, mtime in ns] of every file already requested,
 sorted. A file is new when its name is not in the cursor or its mtime changed (a rewritten file is read
 again, and re-ingesting a file replaces what it gave before). Hidden files and *.tmp / *.part are ignored,
@@ -15,11 +21,17 @@ import dagster as dg
 import orjson
 
 from jbag_pipeline.assets.ingest import INGEST_KEYS
-from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
+from jbag_pipeline.assets.ingested_model import INGESTED_GAMES, INGESTED_MODEL_ASSETS, partition_changes
+from jbag_pipeline.automation.ingested import changed_games, run_key
+from jbag_pipeline.ingest.store import GAMES_TABLE, partitions
 from jbag_pipeline.ingest.trajectories import trajectory_files
 from jbag_pipeline.resources import JbagSettings
 
-INBOX_KEYS = [dg.AssetKey(name) for name in INGEST_KEYS] + [a.key for a in INGESTED_MODEL_ASSETS]
+INGEST_RUN_KEYS = [dg.AssetKey(name) for name in INGEST_KEYS]
+INBOX_KEYS = INGEST_RUN_KEYS + [a.key for a in INGESTED_MODEL_ASSETS]
+INGEST_TAG = "jbag/ingest"  # on every run the sensor requests; deploy/: at most one ingest run at a time
+IN_PROGRESS = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.STARTING,
+               dg.DagsterRunStatus.STARTED]
 
 
 def inbox_files(inbox: Path) -> dict[str, int]:
@@ -51,13 +63,28 @@ def inbox_sensor(context: dg.SensorEvaluationContext, settings: JbagSettings):
     seen = decode_cursor(context.cursor)
     current = inbox_files(inbox)
     new = sorted(name for name, mtime in current.items() if seen.get(name) != mtime)
-    if not new:
+    if new:
+        return dg.SensorResult(run_requests=[ingest_request(inbox, new, current)], cursor=encode_cursor(current))
+    if context.instance.get_runs(dg.RunsFilter(tags={INGEST_TAG: "inbox"}, statuses=IN_PROGRESS), limit=1):
+        return dg.SensorResult(skip_reason="an ingest run is queued or running", cursor=encode_cursor(current))
+    add, delete = partition_changes(context.instance, partitions(settings.root(), GAMES_TABLE))
+    requests = [dg.RunRequest(run_key=run_key(settings, game), partition_key=game,
+                              asset_selection=[dg.AssetKey(table) for table in tables],
+                              tags={INGEST_TAG: "model", "jbag/ingested_game": game})
+                for game, tables in changed_games(context.instance, settings).items()]
+    if not requests and not add and not delete:
         return dg.SensorResult(skip_reason=f"no new or changed files in {inbox}", cursor=encode_cursor(current))
+    return dg.SensorResult(run_requests=requests, cursor=encode_cursor(current), dynamic_partitions_requests=[
+        *([INGESTED_GAMES.build_add_request(add)] if add else []),
+        *([INGESTED_GAMES.build_delete_request(delete)] if delete else [])])
+
+
+def ingest_request(inbox: Path, new: list[str], current: dict[str, int]) -> dg.RunRequest:
+    """The ingest run of the `new` files of `inbox`."""
     listing = orjson.dumps([[name, current[name]] for name in new])
-    request = dg.RunRequest(
+    return dg.RunRequest(
         run_key=f"inbox:{hashlib.sha256(listing).hexdigest()[:16]}",
-        asset_selection=INBOX_KEYS,
+        asset_selection=INGEST_RUN_KEYS,
         run_config={"ops": {"ingested_games": {"config": {"paths": [str(inbox / name) for name in new]}}}},
-        tags={"jbag/ingest": "inbox", "jbag/inbox_files": str(len(new))},  # deploy/: at most one ingest at a time
+        tags={INGEST_TAG: "inbox", "jbag/inbox_files": str(len(new))},
     )
-    return dg.SensorResult(run_requests=[request], cursor=encode_cursor(current))

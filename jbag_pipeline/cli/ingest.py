@@ -1,5 +1,8 @@
 """`jbag ingest PATH...`: ingest outside trajectories through Dagster, refresh the ingested model and the catalog.
 
+One run ingests the files (and adds the `ingested_game` partitions of new games), then one run per changed game
+rebuilds its stale ingested model partitions, then the catalog.
+
 Exit status: EXIT_DONE (0) when every record landed, EXIT_QUARANTINED (3) when the run completed but some
 records were quarantined (the good games landed); a failure exits 2 (an error cli.main explains in one line)
 or 1 (unexpected).
@@ -17,6 +20,7 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.catalog import catalog
 from jbag_pipeline.assets.ingest import ingested_games
 from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
+from jbag_pipeline.automation.ingested import materialize_changed_games
 from jbag_pipeline.ingest.trajectories import check_game_name, check_mode, problem_lines, trajectory_files
 from jbag_pipeline.ingest.store import QUARANTINE_TABLE, SOURCES_TABLE
 from jbag_pipeline.resources import JbagSettings, settings_from_env
@@ -35,7 +39,8 @@ def ingest_run_config(paths: list[str], game: str | None, mode: str) -> dict:
 
 def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str = "both",
                instance: dg.DagsterInstance | None = None) -> tuple[pl.DataFrame, list[str]]:
-    """Materialise the ingest group for `paths`, then the catalog; returns (games per game, problem lines)."""
+    """Materialise ingested_games for `paths`, the changed games' model partitions, then the catalog; returns
+    (games per game, problem lines)."""
     if game is not None:
         check_game_name(game)
     check_mode(mode)
@@ -44,8 +49,10 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
         raise ValueError(f"ingest: no .json, .jsonl or .ndjson files in {list(paths)}")
     settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
     resources = lake_resources(settings)
-    dg.materialize(INGEST_ASSETS, run_config=ingest_run_config(files, game, mode), resources=resources,
-                   instance=instance, raise_on_error=True)
+    instance = instance or dg.DagsterInstance.ephemeral()  # one instance: the runs share the dynamic partitions
+    dg.materialize([ingested_games], run_config=ingest_run_config(files, game, mode),
+                   resources=resources, instance=instance, raise_on_error=True)
+    materialize_changed_games(INGEST_ASSETS, settings, resources, instance, run_config=QUIET)
     dg.materialize([catalog], run_config=QUIET, resources=resources, instance=instance, raise_on_error=True)
     sources = lake.read_table(root, SOURCES_TABLE).filter(pl.col("file").is_in(files))
     per_game = sources.group_by("game").agg(pl.len().alias("games"), pl.col("n_states").sum().alias("states"))

@@ -65,7 +65,8 @@ def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) ->
 def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
     """Steps in order: assets partitioned by game (once per game), then those partitioned by game and pair
     (once per key; only `pairs` when given), then other partitioned assets (transfer pairs), then the
-    unpartitioned assets, then the summary assets. A `select` always includes the catalog, so that its views
+    unpartitioned assets, then the ingested model (partition CHANGED_INGESTED_GAMES: once per changed ingested
+    game), then the summary assets. A `select` always includes the catalog, so that its views
     show what the run wrote."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known - OPT_IN_ASSETS)
@@ -87,6 +88,8 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
     bad = sorted(set(games or []) - set(all_games))
     if bad:
         raise ValueError(f"--games names unknown game(s) {bad}; registered games: {all_games}")
+    per_ingested_game = [key for p in groups if isinstance(p, dg.DynamicPartitionsDefinition) for key in groups[p]]
+    groups = {p: keys for p, keys in groups.items() if not isinstance(p, dg.DynamicPartitionsDefinition)}
     ordered = sorted((p for p in groups if p is not None),
                      key=lambda p: 0 if p == game_partitions else 1 if isinstance(p, dg.MultiPartitionsDefinition) else 2)
     steps = []
@@ -94,10 +97,20 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
         for key in partitions_def.get_partition_keys():
             if _wanted(key, games, pairs):
                 steps.append((groups[partitions_def], key))
-    if None in groups:
-        steps += [(keys, None) for keys in ([k for k in groups[None] if k not in SUMMARY_ASSETS],
-                                            [k for k in groups[None] if k in SUMMARY_ASSETS]) if keys]
-    return steps
+    unpartitioned = groups.get(None, [])
+    steps += [([k for k in unpartitioned if k not in SUMMARY_ASSETS], None)]
+    steps += [(per_ingested_game, CHANGED_INGESTED_GAMES), ([k for k in unpartitioned if k in SUMMARY_ASSETS], None)]
+    return [(keys, partition) for keys, partition in steps if keys]
+
+
+class _ChangedIngestedGames:
+    """The partition of a step that runs once per changed ingested game (known only once ingested_games ran)."""
+
+    def __repr__(self) -> str:
+        return "CHANGED_INGESTED_GAMES"
+
+
+CHANGED_INGESTED_GAMES = _ChangedIngestedGames()
 
 
 RUN_TAG = "jbag/run_id"  # shared by every Dagster run of one `jbag run`: filter the UI's run list by it
@@ -118,9 +131,16 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     resources = lake_resources(settings, compute or JbagCompute())
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
     run_id = run_id or new_run_id()
-    progress(f"{len(steps)} Dagster runs, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
+    per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)
+    runs = f"{len(steps) - 1} Dagster runs and one per changed ingested game" if per_game else \
+        f"{len(steps)} Dagster runs"
+    progress(f"{runs}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
     results = []
     for i, (keys, partition) in enumerate(steps, 1):
+        if partition is CHANGED_INGESTED_GAMES:
+            results += _changed_ingested_games(assets_defs, keys, settings, resources, instance, progress,
+                                               {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"})
+            continue
         label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  ({partition})" if partition else "")
         progress(label + " ...")
         start = time.perf_counter()
@@ -137,6 +157,19 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
         progress(f"    done in {elapsed:.1f}s" + (f"; rows: {rows}" if rows else ""))
         results.append(StepResult(keys, partition, elapsed, rows))
     return results
+
+
+def _changed_ingested_games(assets_defs, keys, settings, resources, instance, progress, tags) -> list[StepResult]:
+    """The step of the ingested model: one run per changed ingested game, of its stale tables among `keys`."""
+    from jbag_pipeline.automation.ingested import materialize_changed_games
+
+    progress(f"[{tags[STEP_TAG]}] {', '.join(keys)}  (each changed ingested game) ...")
+    start = time.perf_counter()
+    changed = materialize_changed_games(assets_defs, settings, resources, instance or dg.DagsterInstance.ephemeral(),
+                                        tables=keys, run_config=QUIET, tags=tags)
+    elapsed = time.perf_counter() - start
+    progress(f"    done in {elapsed:.1f}s; games rebuilt: {', '.join(changed) or 'none'}")
+    return [StepResult(tables, game, elapsed / len(changed), {}) for game, tables in changed.items()]
 
 
 INSTANCE_CONFIG = Path(__file__).resolve().parents[2] / "dagster.yaml"

@@ -4,7 +4,8 @@ Re-ingesting a file replaces what that file gave before (so a batch can be re-ru
 can re-read a file that changed); a game_id already ingested from another file is quarantined as a
 duplicate. Only the batch's games are tokenized (ingest_tokens.tokenize_batch, before anything is written:
 a game that cannot be tokenized is quarantined); the other games' tokens are kept as they are. Every
-partition file is replaced atomically (lake.write_table); a lock file serialises ingests. Per game, tokens
+partition file is replaced atomically (lake.write_table), unless it already holds what it would be replaced with
+(so re-ingesting unchanged files changes nothing downstream); a lock file serialises ingests. Per game, tokens
 are written first and ingested_games last; a crash between two partition writes leaves each file whole,
 and the next ingest touching that game re-tokenizes any game whose tokens are missing (one stored before values
 were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
@@ -102,11 +103,12 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
         for game in sorted(set(replaced["game"]) | set(new_keys["game"])):
             drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"],
                               new_keys.filter(pl.col("game") == game)["game_id"]])
-            merged = {}
+            merged, stored = {}, {}
             for table, schema, new_rows in ((TOKENS_TABLE, STATE_TOKENS, batch.tokens),
                                             (STATES_TABLE, SELFPLAY_STATES, batch.states),
                                             (GAMES_TABLE, SELFPLAY_GAMES, batch.games)):
-                old = read_or_empty(root, table, schema, game).filter(~pl.col("game_id").is_in(drop.implode()))
+                stored[table] = read_or_empty(root, table, schema, game)
+                old = stored[table].filter(~pl.col("game_id").is_in(drop.implode()))
                 merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys))
             merged[TOKENS_TABLE], problems = _with_missing_tokens(merged, modes.get(game, "both"))
             removed = [game_id for _, game_id, _, _ in problems]
@@ -114,7 +116,8 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
                 merged[table] = merged[table].filter(~pl.col("game_id").is_in(removed))
             unfit += problems
             for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
-                replace_partition(root, table, game, merged[table])
+                if not _same_file(root, table, game, stored[table], merged[table]):
+                    replace_partition(root, table, game, merged[table])
             states_written[game] = len(_rows_of(batch.states, game, new_keys))
             games_written[game] = len(_rows_of(batch.games, game, new_keys))
 
@@ -131,6 +134,15 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
     return IngestSummary(games={g: n for g, n in games_written.items() if n},
                          states={g: n for g, n in states_written.items() if n}, removed=gone, quarantined=quarantine,
                          tokens=len(batch.tokens))
+
+
+def _same_file(root: Path, table: str, game: str, stored: pl.DataFrame, merged: pl.DataFrame) -> bool:
+    """Whether the game's partition already holds `merged` with the lineage a write would stamp: then it is kept
+    as it is, so re-ingesting unchanged files leaves the ingested model nothing to rebuild."""
+    path = lake.partition_path(root, table, {"game": game})
+    if not path.exists() or not stored.equals(merged):
+        return False
+    return lake.read_lineage(path) == lake.lineage_of_write(table, {"game": game})
 
 
 def _rows_of(frame: pl.DataFrame, game: str, keys: pl.DataFrame) -> pl.DataFrame:

@@ -3,7 +3,8 @@
 One asset is one lake table (its key's last part). Its Dagster partition is the lake partition: a game key is
 `game=<key>`, a multi-partition key one folder per dimension (`game=<g>/pair=<p>`), and an asset whose single
 partition dimension is not a game names its folder key in the definition metadata `partition_expr` (transfer:
-`pair`). Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.
+`pair`). An unpartitioned asset whose lake table is split by `partition_expr` all the same (ingested_games, which
+writes its partitions itself) is read by a partitioned run one lake partition at a time: the run's key. Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.
 """
 
 import dagster as dg
@@ -22,10 +23,11 @@ def lake_partition(key: str | dg.MultiPartitionKey, metadata) -> dict[str, str]:
     return {(metadata or {}).get(PARTITION_EXPR, "game"): str(key)}
 
 
-class LakeIOManager(dg.ConfigurableIOManager):
+class LakeIOManager(dg.IOManager):
     """Stores asset outputs (polars DataFrames) in the Parquet lake under the data directory of `settings`."""
 
-    settings: JbagSettings
+    def __init__(self, settings: JbagSettings):
+        self.settings = settings
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
         from jbag_pipeline.assets.common import table_metadata
@@ -41,6 +43,9 @@ class LakeIOManager(dg.ConfigurableIOManager):
         table = context.asset_key.path[-1]
         root = self.settings.root()
         if not context.has_asset_partitions:
+            metadata = context.upstream_output.definition_metadata if context.upstream_output else None
+            if context.has_partition_key and PARTITION_EXPR in (metadata or {}):  # split in the lake, not in Dagster
+                return lake.read_table(root, table, {metadata[PARTITION_EXPR]: context.partition_key})
             return lake.read_table(root, table)
         keys = list(context.asset_partition_keys)
         if not context.has_partition_key and len(keys) > 1:  # an unpartitioned reader of every partition: what exists
@@ -53,8 +58,16 @@ class LakeIOManager(dg.ConfigurableIOManager):
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
 
+@dg.io_manager(required_resource_keys={"settings"},
+               description="The Parquet lake under the data directory of the run's settings resource.")
+def lake_io_manager(init_context: dg.InitResourceContext) -> LakeIOManager:
+    """The lake IO manager of a run: built from the run's `settings` resource, so a run config overriding
+    resources.settings (data_dir, preset) moves the lake with it."""
+    return LakeIOManager(init_context.resources.settings)
+
+
 def lake_resources(settings: JbagSettings, compute: JbagCompute | None = None) -> dict:
-    """The resources every run takes: the settings, the lake IO manager reading its data directory from them, and
-    where batches of games run (default inline: this process)."""
-    return {"io_manager": LakeIOManager(settings=settings), "settings": settings,
+    """The resources every run takes: the settings, the lake IO manager reading its data directory from the run's
+    settings resource (as run config leaves them), and where batches of games run (default inline: this process)."""
+    return {"io_manager": lake_io_manager, "settings": settings,
             "compute": compute or JbagCompute(backend="inline")}

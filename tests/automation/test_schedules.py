@@ -14,6 +14,7 @@ import yaml
 from dagster._config import process_config
 from dagster._core.instance.config import dagster_instance_config
 from dagster._core.run_coordinator import QueuedRunCoordinator
+from dagster._core.storage.dagster_run import DagsterRun
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions
@@ -24,6 +25,8 @@ from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 from jbag_pipeline.automation.schedules import BLOCK_EPOCH, seed_block
 from jbag_pipeline.agents.selfplay import selfplay_seeds
+from jbag_pipeline.assets.ingest import INGEST_KEYS
+from jbag_pipeline.assets.ingested_model import MODEL_TABLES
 from jbag_pipeline.automation.sensors import decode_cursor, inbox_sensor
 
 selfplay_refresh_schedule = REFRESH.schedule
@@ -204,8 +207,9 @@ def tag_file(path, game_id: int, winner: int = 0):
     return path
 
 
-def evaluate(settings, cursor=None):
-    return inbox_sensor(dg.build_sensor_context(cursor=cursor, resources={"settings": settings}))
+def evaluate(settings, cursor=None, instance=None):
+    return inbox_sensor(dg.build_sensor_context(cursor=cursor, resources={"settings": settings},
+                                                instance=instance or dg.DagsterInstance.ephemeral()))
 
 
 def test_inbox_sensor_requests_new_and_changed_files_only(tmp_path):
@@ -225,8 +229,7 @@ def test_inbox_sensor_requests_new_and_changed_files_only(tmp_path):
     assert request.run_config["ops"]["ingested_games"]["config"]["paths"] == [str(a), str(b)]
     assert decode_cursor(result.cursor) == {"Nim-1.json": 10**18, "more/Nim-2.json": 2 * 10**18}
     assert result.cursor == '[["Nim-1.json",1000000000000000000],["more/Nim-2.json",2000000000000000000]]'
-    assert {k.to_user_string() for k in request.asset_selection} >= {"ingested_games", "ingested_states",
-                                                                     "ingested_tokens", "ingested_classification"}
+    assert {k.to_user_string() for k in request.asset_selection} == set(INGEST_KEYS)  # the model: once ingested
     assert evaluate(settings, result.cursor).run_requests == []
     os.utime(b, ns=(3 * 10**18, 3 * 10**18))  # rewritten
     changed = evaluate(settings, result.cursor)
@@ -241,14 +244,38 @@ def test_inbox_sensor_run_ingests_the_files(tmp_path):
     settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
     tag_file(tmp_path / "inbox" / "Nim-1.json", 1)
     tag_file(tmp_path / "inbox" / "Nim-2.json", 2, winner=1)
-    (request,) = evaluate(settings).run_requests
-    result = dg.materialize(ALL_ASSETS, selection=list(request.asset_selection), run_config=request.run_config,
-                            resources=lake_resources(settings), instance=dg.DagsterInstance.ephemeral())
-    assert result.success
+    instance = dg.DagsterInstance.ephemeral()
+
+    def run(request):
+        result = dg.materialize(ALL_ASSETS, selection=list(request.asset_selection), run_config=request.run_config,
+                                partition_key=request.partition_key, resources=lake_resources(settings),
+                                instance=instance)
+        assert result.success
+
+    first = evaluate(settings, instance=instance)
+    (ingest,) = first.run_requests
+    assert {k.to_user_string() for k in ingest.asset_selection} == set(INGEST_KEYS)
+    run(ingest)  # ingested_games added the game's dynamic partition
     games = lake.read_table(tmp_path.resolve(), "ingested_games")
     assert games.select("game", "game_id", "winner").rows() == [("nim", 1, 0), ("nim", 2, 1)]
+    assert instance.get_dynamic_partitions("ingested_game") == ["nim"]
+    second = evaluate(settings, first.cursor, instance)  # the files are ingested: the changed game's model
+    (model,) = second.run_requests
+    assert model.partition_key == "nim" and not second.dynamic_partitions_requests
+    assert [k.to_user_string() for k in model.asset_selection] == MODEL_TABLES
+    busy = dg.DagsterInstance.ephemeral()  # while an ingest run of the sensor is under way: no model run yet
+    busy.add_run(DagsterRun(job_name="__ASSET_JOB", run_id="ingesting", tags={"jbag/ingest": "inbox"},
+                            status=dg.DagsterRunStatus.STARTED))
+    waiting = evaluate(settings, first.cursor, busy)
+    assert not waiting.run_requests and waiting.skip_reason.skip_message == "an ingest run is queued or running"
+    fresh = evaluate(settings, first.cursor)  # an instance without the partition: the sensor adds it first
+    assert [(r.partitions_def_name, r.partition_keys) for r in fresh.dynamic_partitions_requests] == [
+        ("ingested_game", ["nim"])] and fresh.run_requests[0].run_key == model.run_key
+    run(model)
     assert lake.read_table(tmp_path.resolve(), "ingested_prototypes").filter(pl.col("frequency") == "full")["seat"] \
         .unique().sort().to_list() == [0, 1]
+    third = evaluate(settings, second.cursor, instance)
+    assert not third.run_requests and third.skip_reason  # nothing changed since: no model run
 
 
 @pytest.mark.parametrize("path", [REPO / "dagster.yaml", REPO / "deploy" / "dagster.yaml"])

@@ -78,3 +78,15 @@ def test_outputs_land_in_their_lake_partitions_and_inputs_load_what_they_map_to(
     run(tmp_path, ["of_b", "of_all"])
     assert lake.read_table(tmp_path, "of_b")["game"].to_list() == ["b", "b"]  # one mapped partition
     assert lake.read_table(tmp_path, "of_all")["pair"].to_list() == ["x", "x", "y", "y"]  # every partition written
+
+
+def test_a_run_config_override_of_the_settings_moves_the_lake(tmp_path):
+    default, chosen = tmp_path / "default", tmp_path / "chosen"
+    resources = lake_resources(JbagSettings(preset="smoke", data_dir=str(default)))
+    result = dg.materialize(ASSETS, selection=["per_game"], partition_key="a", resources=resources,
+                            run_config={"resources": {"settings": {"config": {"data_dir": str(chosen)}}}},
+                            instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    assert lake.read_table(chosen, "per_game", {"game": "a"})["v"].to_list() == [1, 2]
+    assert not lake.partition_path(default.resolve(), "per_game", {"game": "a"}).exists()
+    assert not default.exists()

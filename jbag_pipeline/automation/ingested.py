@@ -1,0 +1,52 @@
+"""Which `ingested_game` partitions to (re)build after an ingest, and building them: one run per changed game.
+
+The ingested model's partitions are stale when their inputs changed since they were built (ingest/refresh.py,
+with the fingerprints their materialisations recorded in the Dagster instance). The inbox sensor turns them into
+RunRequests; `jbag ingest` and `jbag run` materialise them in-process.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from jbag_pipeline.assets.ingested_model import CHAIN, sync_partitions
+from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint, stale_tables
+from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, partitions
+from jbag_pipeline.resources import JbagSettings
+
+ROOT_INPUTS = (GAMES_TABLE, STATES_TABLE, TOKENS_TABLE)  # what ingested_games writes: the chain's inputs
+
+
+def recorded_fingerprint(instance: dg.DagsterInstance, table: str, game: str) -> str | None:
+    """The input fingerprint the latest materialisation of `table`'s partition `game` recorded (None if none)."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(table), asset_partitions=[game]), limit=1).records
+    value = records[0].asset_materialization.metadata.get(FINGERPRINT_KEY) if records else None
+    return getattr(value, "value", value)
+
+
+def changed_games(instance: dg.DagsterInstance, settings: JbagSettings) -> dict[str, list[str]]:
+    """game -> the ingested model tables to rebuild for it (in build order), for each ingested game that has any."""
+    root, params = settings.root(), repr(settings.get_preset())
+    stale = {game: stale_tables(root, CHAIN, game, params, lambda table: recorded_fingerprint(instance, table, game))
+             for game in partitions(root, GAMES_TABLE)}
+    return {game: tables for game, tables in stale.items() if tables}
+
+
+def run_key(settings: JbagSettings, game: str) -> str:
+    """A model run's key: the game and its ingested inputs, so a sensor asks once per state of the game's inputs."""
+    return f"ingested:{game}:{input_fingerprint(settings.root(), ROOT_INPUTS, game, repr(settings.get_preset()))[:16]}"
+
+
+def materialize_changed_games(assets_defs, settings: JbagSettings, resources: dict, instance: dg.DagsterInstance,
+                              tables: list[str] | None = None, **kwargs) -> dict[str, list[str]]:
+    """Materialise the stale tables (of `tables`, default all) of each changed ingested game, one run (partition)
+    per game, after syncing the `ingested_game` partitions to the lake's games; returns game -> tables built."""
+    sync_partitions(instance, partitions(settings.root(), GAMES_TABLE))
+    changed = {game: [t for t in stale if tables is None or t in tables]
+               for game, stale in changed_games(instance, settings).items()}
+    changed = {game: stale for game, stale in changed.items() if stale}
+    for game, tables in changed.items():
+        dg.materialize(assets_defs, selection=tables, partition_key=game, resources=resources, instance=instance,
+                       raise_on_error=True, **kwargs)
+    return changed
