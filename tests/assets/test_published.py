@@ -98,3 +98,21 @@ def test_a_broken_file_fails_the_run_naming_it(tmp_path):
     assert not lake.table_exists(tmp_path, "published_value_functions")  # never a half-written table
     (failure,) = [e for e in result.all_events if e.is_step_failure]
     assert "Connect4/prototype0.json: field '.a.1': count must be an integer" in str(failure.step_failure_data.error)
+
+
+def test_the_report_puts_them_beside_the_paper_and_our_verdicts(run):
+    from jbag_pipeline.report import published_comparison, write_report
+
+    root, _ = run
+    markdown = (write_report(root).parent / "report.md").read_text()
+    section = markdown.split("## The authors' published value functions in our engines")[1]
+    assert all(game in section for game in PUBLISHED_FOLDERS) and "loses to baseline" in section
+    published = lake.read_table(root, "published_vf_evaluation")
+    verdicts = pl.DataFrame({"game": ["connect4"], "best_pair": ["full-full"], "win_rate": [0.6],
+                             "verdict": ["better"]})
+    table = published_comparison(published, verdicts)
+    assert table["game"].to_list() == sorted(PUBLISHED_FOLDERS)  # one row per game: overall or skipped
+    row = table.filter(pl.col("game") == "connect4").row(0, named=True)
+    assert (row["our_best_pair"], row["our_win_rate"], row["our_verdict"]) == ("full-full", 0.6, "better")
+    assert row["paper_claim"].startswith("beats baseline")
+    assert table.filter(pl.col("game") == "cant_stop")["our_best_pair"].to_list() == [None]
