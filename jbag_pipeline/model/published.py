@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from engines import load_game
 from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS
 
 # our game name -> the authors' folder
@@ -157,8 +158,6 @@ def unreachable_features(game: str, features: list[str]) -> list[str]:
 def tag_dialect_problem(game: str, params: dict | None = None) -> str | None:
     """Why `game` cannot be valued in TAG's dialect by our engine (None if it can): no dialect, or an initial
     state that depends on the seed (the agent's bag starts with one initial document for every game)."""
-    from engines import load_game
-
     engine = load_game(game, **(params or {}))
     try:
         first, other = (engine.new_state(seed).to_json(dialect="tag") for seed in (0, 1))
@@ -172,6 +171,7 @@ def tag_dialect_problem(game: str, params: dict | None = None) -> str | None:
 
 
 def check_seats(value: PublishedValueFunction, n_players: int) -> None:
+    """Raise unless the value function has one prototype per seat of the engine."""
     if len(value.prototypes) != n_players:
         raise ValueError(f"published value function of {value.game}: {len(value.prototypes)} prototypes, but our "
                          f"engine plays {n_players} seats (the authors' agent needs one per seat)")

@@ -2,7 +2,8 @@
 
 One formula, V_i = (1 - d_i) / sum_j (1 - d_j) (seat_values), for the value objects here and every caller.
 JsonBagValue tokenizes the seat's observation of each state; DeterminizedJsonBagValue (the evaluation's
-agent) counts determinized states' to_json() by their changes and values many candidates in one batch.
+agent) counts determinized states' to_json() by their changes and values many candidates in one batch;
+TagJsonBagValue is the authors' published agent over our states in TAG's dialect.
 """
 
 from __future__ import annotations
