@@ -51,7 +51,7 @@ def _game_of(partition_key: str) -> str:
 # unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
 GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
 # assets outside the default selection: they run only when --select names them
-OPT_IN_ASSETS = {"reference_reproduction"}
+OPT_IN_ASSETS = {"reference_reproduction", "published_value_functions", "published_vf_evaluation"}
 # unpartitioned assets that read every lake table: run in a step of their own after all others (the catalog
 # declares no dependency on opt-in assets, so in one step Dagster might build it first)
 SUMMARY_ASSETS = ("catalog", "report")

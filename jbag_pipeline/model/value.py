@@ -2,7 +2,8 @@
 
 One formula, V_i = (1 - d_i) / sum_j (1 - d_j) (seat_values), for the value objects here and every caller.
 JsonBagValue tokenizes the seat's observation of each state; DeterminizedJsonBagValue (the evaluation's
-agent) counts determinized states' to_json() by their changes and values many candidates in one batch.
+agent) counts determinized states' to_json() by their changes and values many candidates in one batch;
+TagJsonBagValue is the authors' published agent over our states in TAG's dialect.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
         trajectory bag and becomes the reference the children are counted against."""
         self._check_seat(seat)
-        doc, columns, counts = state.to_json(), [], []
+        doc, columns, counts = self.document(state), [], []
         mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
         reference_counts = self._reference_counts  # never changed in place: a new array when it changes
         if columns:
@@ -211,7 +212,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         columns, counts, lengths, totals = [], [], [], []
         for state in states:
             size = len(columns)
-            totals.append(base_mass + self._change_columns(reference, state.to_json(), columns, counts))
+            totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
             lengths.append(len(columns) - size)
         n, base = len(states), self._base
         if self._dense:
@@ -225,6 +226,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
         x = np.bincount(places, counts, n * width).reshape(n, width)
         x += base
         return self._values_of_counts(x, totals, terms)[:, seat]
+
+    def document(self, state) -> dict:
+        """The JSON document of `state` that is tokenized (our own dialect)."""
+        return state.to_json()
 
     def _change_columns(self, old: dict | list, new: dict | list, columns: list, counts: list) -> int:
         """Extend columns and counts by the signed column counts of the changes from `old` to `new`; returns
@@ -283,6 +288,48 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _values_of_counts(self, x: np.ndarray, totals: list[float], terms: PrototypeTerms) -> np.ndarray:
         """(n, seats) V of n count rows `x` over the columns of `terms`, whose whole masses are `totals`."""
         return seat_values(jsd_by_terms(x, totals, terms))
+
+
+OUTSIDE_FEATURES = "<prototype mass outside the feature list>"  # no tokenized state has it (tokens start with ".")
+
+
+class TagJsonBagValue(DeterminizedJsonBagValue):
+    """The JSON-Bag value of the authors' agent (their JSONBagHeuristic) over our states in TAG's dialect.
+
+    Tokens come from `to_json(dialect="tag")`; the trajectory bag starts with `initial_document` (the game's
+    initial state) at every reset and adds the state of each decision; candidate and trajectory are restricted
+    to `features`. Each prototype is normalised over all its tokens, as their agent does: its mass outside the
+    feature list sits in one column (OUTSIDE_FEATURES) that no state fills, which gives the same JSD as the
+    full token union (tokens one side lacks add their share, whatever their number). Nothing is filtered
+    besides the feature list.
+    """
+
+    def __init__(self, prototypes_by_seat: Sequence[Bag], features: Sequence[str], initial_document: dict):
+        features = list(dict.fromkeys(features))
+        if not features or OUTSIDE_FEATURES in features:
+            raise ValueError("TagJsonBagValue: features must be a non-empty list of state tokens")
+        listed = set(features)
+        bags = [{**bag, OUTSIDE_FEATURES: sum(c for t, c in bag.items() if t not in listed)}
+                for bag in _seat_bags(prototypes_by_seat)]
+        self.initial_document = None  # the base constructor resets before the token index exists
+        super().__init__(bags, [*features, OUTSIDE_FEATURES], frequency="full", token_filter=TokenFilter(()))
+        self.initial_document = initial_document
+        self.reset()
+
+    def document(self, state) -> dict:
+        return state.to_json(dialect="tag")
+
+    def reset(self) -> None:
+        """Start a new game: the trajectory bag holds the initial state only."""
+        super().reset()
+        if self.initial_document is None:
+            return
+        columns, counts = [], []
+        mass = self._change_columns({}, self.initial_document, columns, counts)
+        self.trajectory = self.trajectory + np.bincount(columns, counts, len(self.features))
+        self.trajectory_outside += mass - self.trajectory.sum()
+        self._trajectory_mass += mass
+        self._base, self._base_mass = self.trajectory.copy(), self._trajectory_mass
 
 
 _CONTAINERS = (dict, list)

@@ -66,6 +66,8 @@ VIEWS: dict[str, str] = {
     "token_mappings": "token_mappings",
     "transfer_results": "transfer_results",
     "reference_reproduction": "reference_reproduction",
+    "published_value_functions": "published_value_functions",
+    "published_vf_evaluation": "published_vf_evaluation",
     "ingested_games": "ingested_games",
     "ingested_states": "ingested_states",
     "ingested_sources": "ingested_sources",

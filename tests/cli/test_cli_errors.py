@@ -187,6 +187,9 @@ def test_select_plans_the_catalog_last_in_a_step_of_its_own():
 
     assert plan(ALL_ASSETS, ["reference_reproduction"], None) == [(["reference_reproduction"], None), (["catalog"], None)]
     assert plan(ALL_ASSETS, ["reference_reproduction", "catalog"], None)[-1] == (["catalog"], None)
+    published = ["published_value_functions", "published_vf_evaluation"]
+    assert plan(ALL_ASSETS, published, None) == [(published, None), (["catalog"], None)]
+    assert not {key for keys, _ in plan(ALL_ASSETS, None, None) for key in keys} & set(published)  # opt-in
     steps = plan(ALL_ASSETS, ["selfplay_games"], ["tictactoe"])  # selfplay writes both tables: selected together
     assert [(sorted(keys), key) for keys, key in steps] == [(["selfplay_games", "selfplay_states"], "tictactoe"),
                                                             (["catalog"], None)]

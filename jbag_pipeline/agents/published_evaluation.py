@@ -1,0 +1,60 @@
+"""The authors' published value functions playing in our engines: their JSON-Bag OSLA (TagJsonBagValue) in each
+seat against baseline OSLAs, beside the control arm on the same seeds, summarised as [Verdicts] does."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from engines import load_game
+from jbag_pipeline.agents.evaluation import play_control, play_evaluation
+from jbag_pipeline.analysis.statistics import control_table, summarise
+from jbag_pipeline.compute import Compute
+from jbag_pipeline.model.published import (PublishedValueFunction, check_seats, tag_dialect_problem,
+                                           unknown_fields, unreachable_features)
+from jbag_pipeline.model.value import TagJsonBagValue
+from jbag_pipeline.storage.schemas import PUBLISHED_VF_EVALUATION, conform
+
+SKIPPED = "skipped"  # the scope of a game's one row when it is not played
+PUBLISHED_VARIANT = "published"  # feature_variant of the evaluation games: the authors' top-500 list
+
+
+def published_value(value: PublishedValueFunction, game_name: str, params: dict) -> TagJsonBagValue:
+    """The authors' value for our engine's `game_name`: their prototypes and features, the initial TAG document."""
+    engine = load_game(game_name, **params)
+    check_seats(value, engine.n_players)
+    return TagJsonBagValue(value.prototypes, value.features, engine.new_state(0).to_json(dialect="tag"))
+
+
+def skipped_row(game: str, reason: str, unreachable: int | None = None) -> pl.DataFrame:
+    """The one row of a game that is not played, with the reason."""
+    return pl.DataFrame([{"game": game, "scope": SKIPPED, "games": 0, "unreachable_features": unreachable,
+                          "verdict": "not evaluated", "note": reason}], schema=PUBLISHED_VF_EVALUATION)
+
+
+def unreachable_note(game: str, value: PublishedValueFunction) -> tuple[int, str]:
+    """(count, note) of the published features under fields our TAG documents cannot know."""
+    unreachable = unreachable_features(game, value.features)
+    if not unreachable:
+        return 0, ""
+    fields = ", ".join(unknown_fields(game))
+    return len(unreachable), (f"{len(unreachable)} of {len(value.features)} published features lie under fields our "
+                              f"TAG documents cannot know ({fields}) and never match")
+
+
+def evaluate_published(game: str, value: PublishedValueFunction, params: dict, games_per_seat: int, base_seed: int,
+                       compute: Compute | None = None) -> pl.DataFrame:
+    """PUBLISHED_VF_EVALUATION rows of `game`: per seat and overall (win rate with its Wilson interval, the
+    control's, Fisher per seat, stratified exact test overall, Holm, verdict); one skipped row if it cannot play."""
+    problem = tag_dialect_problem(game, params)
+    if problem is not None:
+        return skipped_row(game, problem)
+    count, note = unreachable_note(game, value)
+    if games_per_seat < 1:
+        return skipped_row(game, f"games_per_seat is {games_per_seat}", count)
+    games = play_evaluation(game, params, "full", PUBLISHED_VARIANT, lambda: published_value(value, game, params),
+                            games_per_seat, base_seed, compute)
+    control = play_control(game, params, games_per_seat, base_seed, compute)
+    summary = summarise(games, control_table(control), keys=("game",))
+    return conform(summary.rename({"n": "games"}).with_columns(
+        pl.lit(count, dtype=pl.Int32).alias("unreachable_features"), pl.lit(note).alias("note")),
+        PUBLISHED_VF_EVALUATION, "published_vf_evaluation")
