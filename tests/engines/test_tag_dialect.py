@@ -179,10 +179,10 @@ def test_our_live_documents_read_back_to_the_same_position(name):
             assert again.key() == state.key()  # TAG's Can't Stop container omits temporary markers and phase
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", [*GAMES, "dominion", "seven_wonders", "sea_salt_paper"])  # every TAG speaker
 def test_our_dialect_is_the_default_and_untouched(name):
     game = load_game(name)
-    for state in random_play_states(game, n_games=2, every=4):
+    for state in random_play_states(game, n_games=2, every=5):
         ours = state.to_json()
         state.to_json(dialect="tag")
         assert state.to_json(dialect="ours") == ours == state.to_json()

@@ -187,16 +187,6 @@ def test_our_live_documents_read_back_to_the_same_position(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_our_dialect_is_the_default_and_untouched(name):
-    game = load_game(name)
-    for state in random_play_states(game, n_games=2, every=7):
-        ours = state.to_json()
-        state.to_json(dialect="tag")
-        assert state.to_json(dialect="ours") == ours == state.to_json()
-        assert game.from_json(ours, dialect="ours").to_json() == ours
-
-
-@pytest.mark.parametrize("name", GAMES)
 def test_an_unknown_dialect_is_a_clear_error(name):
     game = load_game(name)
     with pytest.raises(ValueError, match="unknown JSON dialect 'xml'"):
