@@ -33,6 +33,29 @@ def eta_seconds(done: float, total: float, elapsed: float) -> float | None:
     return max(0.0, elapsed / done * (total - done))
 
 
+def run_eta_seconds(measured: dict[tuple, list[float]], todo: list[tuple], current: tuple | None = None,
+                    step_elapsed: float = 0.0, games_done: int = 0, games_total: int = 0) -> float | None:
+    """Seconds left in a run: each step still to do takes the mean of the finished steps of its assets (steps of
+    other assets not measured yet: the mean of all finished steps), the current step what its games' rate
+    leaves (else its assets' mean less its elapsed time). None until a step has finished or a game is done."""
+    finished = [seconds for times in measured.values() for seconds in times]
+    by_games = eta_seconds(games_done, games_total, step_elapsed) if current is not None else None
+    if finished:
+        overall = sum(finished) / len(finished)
+    elif by_games is not None:
+        overall = step_elapsed / (games_done / games_total)  # the current step's projected length
+    else:
+        return None
+
+    def mean(kind: tuple) -> float:
+        return sum(measured[kind]) / len(measured[kind]) if measured.get(kind) else overall
+
+    rest = sum(mean(kind) for kind in todo)
+    if current is not None:
+        rest += by_games if by_games is not None else max(0.0, mean(current) - step_elapsed)
+    return rest
+
+
 def format_seconds(seconds: float) -> str:
     """'42s', '3m05s', '2h07m'."""
     seconds = int(round(seconds))
@@ -52,34 +75,44 @@ def step_label(index: int, steps: int, assets: list[str], partition: str | None)
 
 
 class RunProgress:
-    """Steps and games of one `jbag run`; the run's ETA counts a step in progress by its share of games done."""
+    """Steps and games of one `jbag run`, and its ETA (run_eta_seconds) from the steps finished so far."""
 
     def __init__(self, clock=time.perf_counter):
         self.clock = clock
-        self.steps = self.steps_done = 0
+        self.kinds: list[tuple] = []  # the assets of each step, in run order
+        self.steps_done = 0
+        self.measured: dict[tuple, list[float]] = {}
         self.games_done = self.games_total = 0
-        self.started = clock()
+        self.step_start = clock()
+        self.running = False  # a step has started and not finished
 
-    def run_started(self, steps: int, headline: str) -> None:
-        self.steps, self.started = steps, self.clock()
+    @property
+    def steps(self) -> int:
+        return len(self.kinds)
+
+    def run_started(self, steps: list[list[str]], headline: str) -> None:
+        self.kinds = [tuple(assets) for assets in steps]
 
     def step_started(self, index: int, assets: list[str], partition: str | None) -> None:
         self.games_done = self.games_total = 0
+        self.step_start, self.running = self.clock(), True
 
     def games(self, done: int, added: int) -> None:
         self.games_done += done
         self.games_total += added
 
     def step_done(self, index: int, result: StepResult) -> None:
-        self.steps_done = index
+        self.steps_done, self.running = index, False
+        self.measured.setdefault(tuple(result.assets), []).append(result.seconds)
         self.games_done = self.games_total = 0  # the step's games now count in steps_done
 
     def close(self) -> None:
         pass
 
     def run_eta(self) -> float | None:
-        share = self.games_done / self.games_total if self.games_total else 0.0
-        return eta_seconds(self.steps_done + share, self.steps, self.clock() - self.started)
+        current = self.kinds[self.steps_done] if self.running else None
+        return run_eta_seconds(self.measured, self.kinds[self.steps_done + self.running:], current,
+                               self.clock() - self.step_start, self.games_done, self.games_total)
 
 
 class PlainProgress(RunProgress):
@@ -102,10 +135,16 @@ class PlainProgress(RunProgress):
 
 
 class EtaColumn(ProgressColumn):
-    """The task's ETA from its own elapsed time and completed share (eta_seconds), not rich's speed window."""
+    """The run's ETA (RunProgress.run_eta) on its bar; a step's from its games' rate (eta_seconds) on its bar."""
+
+    def __init__(self, run: RunProgress):
+        super().__init__()
+        self.run = run
 
     def render(self, task) -> Text:
-        if task.total is None or (task.finished and task.fields.get("kind") == "games"):
+        if task.fields.get("kind") == "steps":
+            return Text(format_eta(self.run.run_eta()), style="cyan")
+        if task.total is None or task.finished:
             return Text("")
         return Text(format_eta(eta_seconds(task.completed, task.total, task.elapsed or 0.0)), style="cyan")
 
@@ -118,7 +157,7 @@ class LiveProgress(RunProgress):
         super().__init__(clock)
         self.console = console or Console()
         self.bars = Progress(TextColumn("{task.description}", table_column=None), BarColumn(bar_width=20),
-                             TextColumn("{task.fields[count]}"), EtaColumn(), console=self.console,
+                             TextColumn("{task.fields[count]}"), EtaColumn(self), console=self.console,
                              transient=True, expand=False)
         self.run_task = self.step_task = None
 
@@ -130,7 +169,7 @@ class LiveProgress(RunProgress):
         super().run_started(steps, headline)
         self.console.print(headline, overflow="ellipsis", no_wrap=True, crop=True, markup=False)
         self.bars.start()
-        self.run_task = self.bars.add_task("run", total=steps, count=f"steps 0/{steps}", kind="steps")
+        self.run_task = self.bars.add_task("run", total=self.steps, count=f"steps 0/{self.steps}", kind="steps")
 
     def step_started(self, index, assets, partition):
         super().step_started(index, assets, partition)

@@ -113,7 +113,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
     run_id = run_id or new_run_id()
     display = display or PlainProgress(progress)
-    display.run_started(len(steps), f"{len(steps)} Dagster runs, tagged {RUN_TAG}={run_id} "
+    display.run_started([keys for keys, _ in steps], f"{len(steps)} Dagster runs, tagged {RUN_TAG}={run_id} "
                                     "(filter the UI's run list by it)")
     results = []
     try:

@@ -11,8 +11,8 @@ from rich.console import Console
 
 import jbag_pipeline.cli as cli
 from benchmarks.bench_pipeline import STEP_DONE
-from jbag_pipeline.cli.progress import (LiveProgress, PlainProgress, StepResult, eta_seconds, format_eta, summarize,
-                                        summary_table)
+from jbag_pipeline.cli.progress import (LiveProgress, PlainProgress, StepResult, eta_seconds, format_eta,
+                                        run_eta_seconds, summarize, summary_table)
 
 CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # anything but a newline
 
@@ -33,40 +33,57 @@ class Clock:
         return self.now
 
 
+def test_run_eta_takes_each_step_at_the_measured_mean_of_its_assets():
+    a, b = ("selfplay_games", "selfplay_states"), ("catalog",)
+    assert run_eta_seconds({}, [a, b]) is None and run_eta_seconds({}, [b], a, 5.0, 0, 10) is None
+    assert run_eta_seconds({}, [a, b], a, 10.0, 5, 10) == pytest.approx(10 + 20 + 20)  # half the games in 10 s
+    assert run_eta_seconds({a: [20.0, 10.0]}, [a, b]) == pytest.approx(15 + 15)  # b not measured: the mean of all
+    assert run_eta_seconds({a: [20.0], b: [2.0]}, [b, b], a, 5.0) == pytest.approx(15 + 2 + 2)  # no games: mean - elapsed
+    assert run_eta_seconds({a: [20.0], b: [2.0]}, [b], a, 30.0) == pytest.approx(2)  # late, not negative
+    assert run_eta_seconds({a: [4.0]}, []) == 0.0
+
+
 def test_plain_progress_is_one_line_per_step_with_the_run_eta():
     lines, clock = [], Clock()
+    a = ["selfplay_games", "selfplay_states"]
     display = PlainProgress(lines.append, clock)
-    display.run_started(4, "4 Dagster runs")
-    display.step_started(1, ["selfplay_games", "selfplay_states"], "connect4")
+    display.run_started([a, a, ["catalog"]], "3 Dagster runs")
+    display.step_started(1, a, "connect4")
+    assert display.run_eta() is None
     display.games(0, 10)
     clock.now += 10
     display.games(5, 0)
-    assert display.run_eta() == pytest.approx(70.0)  # half a step in 10 s: 3.5 steps to go
+    assert display.run_eta() == pytest.approx(50.0)  # this step 10 s more; 2 more steps of its projected 20 s
     display.games(5, 0)
-    display.step_done(1, StepResult(["selfplay_games", "selfplay_states"], "connect4", 20.0,
-                                    {"selfplay_games": 10}, games=10))
-    display.step_started(2, ["catalog"], None)
-    assert display.run_eta() == pytest.approx(30.0)  # 1 step in 10 s, 3 to go
     clock.now += 10
-    display.step_done(2, StepResult(["catalog"], None, 10.0, {}))
-    assert lines == ["4 Dagster runs",
-                     "[1/4] selfplay_games, selfplay_states  (connect4): done in 20.0s; games: 10; run ETA 30s; "
+    display.step_done(1, StepResult(a, "connect4", 20.0, {"selfplay_games": 10}, games=10))
+    display.step_started(2, a, "tictactoe")
+    clock.now += 5
+    assert display.run_eta() == pytest.approx(15.0 + 20.0)
+    clock.now += 5
+    display.step_done(2, StepResult(a, "tictactoe", 10.0, {}, games=10))
+    display.step_started(3, ["catalog"], None)
+    display.step_done(3, StepResult(["catalog"], None, 3.0, {}))
+    assert lines == ["3 Dagster runs",
+                     "[1/3] selfplay_games, selfplay_states  (connect4): done in 20.0s; games: 10; run ETA 40s; "
                      "rows: {'selfplay_games': 10}",
-                     "[2/4] catalog: done in 10.0s; run ETA 20s"]
-    assert [float(s) for s in STEP_DONE.findall("\n".join(lines))] == [20.0, 10.0]  # bench_pipeline reads them
+                     "[2/3] selfplay_games, selfplay_states  (tictactoe): done in 10.0s; games: 10; run ETA 15s",
+                     "[3/3] catalog: done in 3.0s; run ETA 0s"]
+    assert [float(s) for s in STEP_DONE.findall("\n".join(lines))] == [20.0, 10.0, 3.0]  # bench_pipeline reads them
 
 
 def test_live_progress_lines_fit_the_terminal():
     out = io.StringIO()
     display = LiveProgress(Console(file=out, force_terminal=True, width=60))
-    display.run_started(2, "2 Dagster runs, tagged jbag/run_id=" + "x" * 80)
-    display.step_started(1, [f"asset_number_{i}" for i in range(12)], "connect4")
+    assets = [f"asset_number_{i}" for i in range(12)]
+    display.run_started([assets, ["catalog"]], "2 Dagster runs, tagged jbag/run_id=" + "x" * 80)
+    display.step_started(1, assets, "connect4")
     assert display.bars.tasks[0].fields["count"] == "steps 0/2"
     display.games(0, 8)
     display.games(3, 0)
     assert display.bars.tasks[1].fields["count"] == "games 3/8" and display.bars.tasks[0].completed == 3 / 8
     display.games(5, 0)
-    display.step_done(1, StepResult([f"asset_number_{i}" for i in range(12)], "connect4", 1.0, {}, games=8))
+    display.step_done(1, StepResult(assets, "connect4", 1.0, {}, games=8))
     display.close()
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue()).replace("\r", "\n")
     assert "[1/2] asset_number_0, asset_number_1" in text and "games 8/8" in text
