@@ -23,6 +23,10 @@ def cmd_run(args) -> int:
     root = lake.data_dir(args.data_dir)
     cli_checks.check_data_dir(root, must_exist=False)
     backend, scheduler, workers = cli_checks.compute_choice(args.compute, args.scheduler, args.workers)
+    if backend == "local":
+        from jbag_pipeline.compute import LocalCompute
+
+        LocalCompute(workers).start()  # the workers' imports run beside Dagster's start-up below
 
     from jbag_pipeline.storage.catalog import catalog_path
     from jbag_pipeline.definitions import ALL_ASSETS

@@ -84,6 +84,19 @@ def _start_method() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
+# what unpickling the batches' tasks imports in a worker: seconds of it (scikit-learn, scipy and polars through
+# jbag_pipeline.presets). The forkserver imports it once and every worker forks from it ready, instead of each
+# worker importing it again at its first task.
+WORKER_PRELOAD = ["jbag_pipeline.agents.selfplay", "jbag_pipeline.agents.evaluation"]
+
+
+def _context():
+    context = multiprocessing.get_context(_start_method())
+    if _start_method() == "forkserver":
+        context.set_forkserver_preload(WORKER_PRELOAD)  # no effect once the forkserver runs
+    return context
+
+
 class LocalCompute(Compute):
     """Chunks over `workers` processes of this machine (default: every core this process may use).
 
@@ -102,9 +115,17 @@ class LocalCompute(Compute):
         with _POOLS_LOCK:
             pool = _POOLS.get(self.workers)
             if pool is None:
-                context = multiprocessing.get_context(_start_method())
-                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=context)
+                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=_context())
             return pool
+
+    def start(self) -> None:
+        """Start the forkserver now, without waiting: it imports WORKER_PRELOAD while this process goes on (with
+        Dagster's start-up, say), so the first batch's workers fork ready. Nothing to do for one worker."""
+        if self.workers > 1 and _start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            _context()
+            forkserver.ensure_running()
 
     def map(self, task, chunks, on_chunk=None):
         if len(chunks) <= 1 or self.workers == 1:

@@ -42,3 +42,30 @@ def test_a_failed_batch_reports_no_game_it_did_not_finish():
     with watching_games(lambda done, added: calls.append((done, added))), pytest.raises(Exception):
         run_batch(LocalCompute(2), _exit_worker, [1, 2, 3, 4])
     assert calls == [(0, 4)]
+
+
+PROBE = """
+import sys
+from jbag_pipeline.compute import LocalCompute, run_batch
+from tests.helpers.worker_probe import loaded_modules
+
+if __name__ == "__main__":
+    LocalCompute(2).start()
+    print(run_batch(LocalCompute(2), loaded_modules, ["jbag_pipeline.agents.selfplay", "sklearn"] * 2),
+          "jbag_pipeline.agents.selfplay" in sys.modules)
+"""
+
+
+@pytest.mark.slow  # a fresh interpreter whose forkserver imports scikit-learn and polars
+def test_local_workers_fork_from_a_forkserver_that_preloaded_the_tasks_modules(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, str(script)], cwd=repo, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(repo)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[True,", "True,", "True,", "True]", "False"]  # the workers have them, not us
