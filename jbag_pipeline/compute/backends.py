@@ -239,7 +239,7 @@ class DaskCompute(Compute):
         try:
             if on_chunk:
                 index = {future.key: i for i, future in enumerate(futures)}
-                for future in dask_completed(futures):
+                for future in dask_completed(futures, loop=client.loop):  # our client is not the default
                     if future.status != "finished":
                         break  # gather raises its error
                     on_chunk(index[future.key])
