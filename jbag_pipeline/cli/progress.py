@@ -36,8 +36,9 @@ def eta_seconds(done: float, total: float, elapsed: float) -> float | None:
 def run_eta_seconds(measured: dict[tuple, list[float]], todo: list[tuple], current: tuple | None = None,
                     step_elapsed: float = 0.0, games_done: int = 0, games_total: int = 0) -> float | None:
     """Seconds left in a run: each step still to do takes the mean of the finished steps of its assets (steps of
-    other assets not measured yet: the mean of all finished steps), the current step what its games' rate
-    leaves (else its assets' mean less its elapsed time). None until a step has finished or a game is done."""
+    other assets not measured yet: the mean of all finished steps); the current step that mean less its elapsed
+    time, or, while no step of its assets has finished, what its games' rate leaves. None until a step has
+    finished or a game is done."""
     finished = [seconds for times in measured.values() for seconds in times]
     by_games = eta_seconds(games_done, games_total, step_elapsed) if current is not None else None
     if finished:
@@ -52,7 +53,8 @@ def run_eta_seconds(measured: dict[tuple, list[float]], todo: list[tuple], curre
 
     rest = sum(mean(kind) for kind in todo)
     if current is not None:
-        rest += by_games if by_games is not None else max(0.0, mean(current) - step_elapsed)
+        # a finished step of these assets includes their work besides the games: the better guess
+        rest += by_games if by_games is not None and not measured.get(current) else max(0.0, mean(current) - step_elapsed)
     return rest
 
 
