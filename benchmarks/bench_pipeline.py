@@ -21,7 +21,7 @@ from pathlib import Path
 from benchmarks.measured import measure
 
 ROOT = Path(__file__).resolve().parents[1]
-STEP_DONE = re.compile(r"^\s*done in ([0-9.]+)s", re.MULTILINE)
+STEP_DONE = re.compile(r"^(?:\[\d+/\d+\] .*?: |\s*)done in ([0-9.]+)s", re.MULTILINE)  # jbag run's step lines
 
 
 def asset_groups() -> list[tuple[str, list[str]]]:

@@ -23,6 +23,10 @@ def cmd_run(args) -> int:
     root = lake.data_dir(args.data_dir)
     cli_checks.check_data_dir(root, must_exist=False)
     backend, scheduler, workers = cli_checks.compute_choice(args.compute, args.scheduler, args.workers)
+    if backend == "local":
+        from jbag_pipeline.compute import LocalCompute
+
+        LocalCompute(workers).start()  # the workers' imports run beside Dagster's start-up below
 
     from jbag_pipeline.storage.catalog import catalog_path
     from jbag_pipeline.definitions import ALL_ASSETS
@@ -36,12 +40,17 @@ def cmd_run(args) -> int:
     instance = dagster_instance(root)
     for run_id in fail_orphaned_runs(instance):
         print(f"marked Dagster run {run_id} failed: the jbag run that started it was killed")
+    from rich.console import Console
+
+    from jbag_pipeline.cli.progress import LiveProgress, summary_table
+
+    console = Console()  # not a terminal (CI, a log, a test): plain lines, no bars and no control characters
+    display = LiveProgress(console) if console.is_terminal else None
     start = time.perf_counter()
-    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute)
+    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
+                              display=display)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
-    slowest = sorted(results, key=lambda r: -r.seconds)[:5]
-    for r in slowest:
-        print(f"  {r.seconds:7.1f}s  {', '.join(r.assets)}" + (f" ({r.partition})" if r.partition else ""))
+    console.print(summary_table(results))
     report = root / "report" / "index.html"
     if report.exists():
         print(f"report:  {report}")

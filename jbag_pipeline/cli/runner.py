@@ -13,13 +13,14 @@ import shutil
 import socket
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 import psutil
 
 from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
+from jbag_pipeline.compute import watching_games
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 
@@ -27,14 +28,6 @@ from jbag_pipeline.storage.io_manager import lake_resources
 # progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
 # CLI reports the error in one line, and `--debug` shows the traceback
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
-
-
-@dataclass
-class StepResult:
-    assets: list[str]
-    partition: str | None
-    seconds: float
-    rows: dict[str, int]
 
 
 def asset_names(assets_defs) -> list[str]:
@@ -125,50 +118,73 @@ def new_run_id() -> str:
 def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | None = None,
                     games: list[str] | None = None, instance: dg.DagsterInstance | None = None,
                     progress=print, compute: JbagCompute | None = None,
-                    run_id: str | None = None) -> list[StepResult]:
+                    run_id: str | None = None, display: RunProgress | None = None) -> list[StepResult]:
     """Run every planned step, games on `compute` (default: local processes), each step a Dagster run tagged
-    RUN_TAG=`run_id` (a new one if None); stops at the first failure with Dagster's error."""
+    RUN_TAG=`run_id` (a new one if None); stops at the first failure with Dagster's error. Progress goes to
+    `display` (default: one plain line per step, each passed to `progress`)."""
     resources = lake_resources(settings, compute or JbagCompute())
     steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
     run_id = run_id or new_run_id()
+    display = display or PlainProgress(progress)
     per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)
     runs = f"{len(steps) - 1} Dagster runs and one per changed ingested game" if per_game else \
         f"{len(steps)} Dagster runs"
-    progress(f"{runs}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
+    display.run_started([keys for keys, _ in steps],
+                        f"{runs}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
     results = []
-    for i, (keys, partition) in enumerate(steps, 1):
-        if partition is CHANGED_INGESTED_GAMES:
-            results += _changed_ingested_games(assets_defs, keys, settings, resources, instance, progress,
-                                               {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"})
-            continue
-        label = f"[{i}/{len(steps)}] {', '.join(keys)}" + (f"  ({partition})" if partition else "")
-        progress(label + " ...")
-        start = time.perf_counter()
-        tags = {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"}
-        outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
-                                 resources=resources, instance=instance, tags=tags, raise_on_error=True)
-        rows = {}
-        for event in outcome.get_asset_materialization_events():
-            mat = event.event_specific_data.materialization
-            count = mat.metadata.get("dagster/row_count")
-            if count is not None:
-                rows[mat.asset_key.to_user_string()] = int(count.value)
-        elapsed = time.perf_counter() - start
-        progress(f"    done in {elapsed:.1f}s" + (f"; rows: {rows}" if rows else ""))
-        results.append(StepResult(keys, partition, elapsed, rows))
+    try:
+        for i, (keys, partition) in enumerate(steps, 1):
+            tags = {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"}
+            if partition is CHANGED_INGESTED_GAMES:
+                results += _changed_ingested_games(i, assets_defs, keys, settings, resources, instance, display, tags)
+                continue
+            display.step_started(i, keys, partition)
+            played = [0]
+
+            def on_games(done: int, added: int) -> None:
+                played[0] += done
+                display.games(done, added)
+
+            start = time.perf_counter()
+            with watching_games(on_games):
+                outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
+                                         resources=resources, instance=instance, tags=tags, raise_on_error=True)
+            elapsed = time.perf_counter() - start
+            rows, op_seconds = _rows_and_op_seconds(outcome)
+            result = StepResult(keys, partition, elapsed, rows, games=played[0], op_seconds=op_seconds)
+            results.append(result)
+            display.step_done(i, result)
+    finally:
+        display.close()
     return results
 
 
-def _changed_ingested_games(assets_defs, keys, settings, resources, instance, progress, tags) -> list[StepResult]:
+def _rows_and_op_seconds(outcome) -> tuple[dict[str, int], dict[str, float]]:
+    """Rows per asset (their dagster/row_count) and seconds per op, the op named by the assets it wrote."""
+    rows, written, seconds = {}, {}, {}
+    for event in outcome.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        written.setdefault(event.step_key, []).append(mat.asset_key.to_user_string())
+        count = mat.metadata.get("dagster/row_count")
+        if count is not None:
+            rows[mat.asset_key.to_user_string()] = int(count.value)
+    for event in outcome.all_events:
+        if event.is_step_success:
+            name = ", ".join(sorted(written.get(event.step_key, [event.step_key])))
+            seconds[name] = event.event_specific_data.duration_ms / 1000
+    return rows, seconds
+
+
+def _changed_ingested_games(index, assets_defs, keys, settings, resources, instance, display, tags) -> list[StepResult]:
     """The step of the ingested model: one run per changed ingested game, of its stale tables among `keys`."""
     from jbag_pipeline.automation.ingested import materialize_changed_games
 
-    progress(f"[{tags[STEP_TAG]}] {', '.join(keys)}  (each changed ingested game) ...")
+    display.step_started(index, keys, "each changed ingested game")
     start = time.perf_counter()
     changed = materialize_changed_games(assets_defs, settings, resources, instance or dg.DagsterInstance.ephemeral(),
                                         tables=keys, run_config=QUIET, tags=tags)
     elapsed = time.perf_counter() - start
-    progress(f"    done in {elapsed:.1f}s; games rebuilt: {', '.join(changed) or 'none'}")
+    display.step_done(index, StepResult(keys, f"games rebuilt: {', '.join(changed) or 'none'}", elapsed, {}))
     return [StepResult(tables, game, elapsed / len(changed), {}) for game, tables in changed.items()]
 
 

@@ -14,9 +14,13 @@ import os
 import re
 import socket
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
+
+from jbag_pipeline.compute.progress import report_games
+
+ChunkDone = Callable[[int], None]  # called with a chunk's index as its results arrive, in the calling process
 
 BACKENDS = ("inline", "local", "dask")
 TASKS_PER_WORKER = 4  # chunks per worker: small enough to balance games of unequal length, few enough to be cheap
@@ -37,12 +41,13 @@ def _cpu_count() -> int:
 
 
 class Compute:
-    """Runs `task` over chunks and returns the chunks' results in order; `workers` is the parallelism."""
+    """Runs `task` over chunks and returns the chunks' results in order; `workers` is the parallelism.
+    `on_chunk(i)` (if given) is called in this process as chunk i's results arrive, in any order."""
 
     name = "compute"
     workers = 1
 
-    def map(self, task: Callable[[list], list], chunks: list[list]) -> list[list]:
+    def map(self, task: Callable[[list], list], chunks: list[list], on_chunk: ChunkDone | None = None) -> list[list]:
         raise NotImplementedError
 
     def chunk_size(self, n_items: int) -> int:
@@ -58,8 +63,13 @@ class InlineCompute(Compute):
 
     name = "inline"
 
-    def map(self, task, chunks):
-        return [task(chunk) for chunk in chunks]
+    def map(self, task, chunks, on_chunk=None):
+        results = []
+        for i, chunk in enumerate(chunks):
+            results.append(task(chunk))
+            if on_chunk:
+                on_chunk(i)
+        return results
 
     def chunk_size(self, n_items: int) -> int:
         return max(1, n_items)
@@ -72,6 +82,19 @@ _POOLS_LOCK = threading.Lock()
 def _start_method() -> str:
     # never fork: the parent (Dagster, polars, a Dask client) runs threads, and a forked child inherits their locks
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+# what unpickling the batches' tasks imports in a worker: seconds of it (scikit-learn, scipy and polars through
+# jbag_pipeline.presets). The forkserver imports it once and every worker forks from it ready, instead of each
+# worker importing it again at its first task.
+WORKER_PRELOAD = ["jbag_pipeline.agents.selfplay", "jbag_pipeline.agents.evaluation"]
+
+
+def _context():
+    context = multiprocessing.get_context(_start_method())
+    if _start_method() == "forkserver":
+        context.set_forkserver_preload(WORKER_PRELOAD)  # no effect once the forkserver runs
+    return context
 
 
 class LocalCompute(Compute):
@@ -92,21 +115,39 @@ class LocalCompute(Compute):
         with _POOLS_LOCK:
             pool = _POOLS.get(self.workers)
             if pool is None:
-                context = multiprocessing.get_context(_start_method())
-                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=context)
+                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=_context())
             return pool
 
-    def map(self, task, chunks):
+    def start(self) -> None:
+        """Start the forkserver now, without waiting: it imports WORKER_PRELOAD while this process goes on (with
+        Dagster's start-up, say), so the first batch's workers fork ready. Nothing to do for one worker."""
+        if self.workers > 1 and _start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            _context()
+            forkserver.ensure_running()
+
+    def map(self, task, chunks, on_chunk=None):
         if len(chunks) <= 1 or self.workers == 1:
-            return InlineCompute().map(task, chunks)  # nothing to run side by side: skip the round trip
+            return InlineCompute().map(task, chunks, on_chunk)  # nothing to run side by side: skip the round trip
         pool = self._pool()
+        futures = []
         try:
-            return list(pool.map(task, chunks))
+            futures = [pool.submit(task, chunk) for chunk in chunks]
+            index = {future: i for i, future in enumerate(futures)}
+            for future in as_completed(futures):
+                future.result()  # the first error ends the batch
+                if on_chunk:
+                    on_chunk(index[future])
+            return [future.result() for future in futures]
         except BrokenProcessPool as exc:
             with _POOLS_LOCK:
                 _POOLS.pop(self.workers, None)
             raise ComputeError(f"compute local: a worker process died mid-batch ({exc}); nothing was written, "
                                "rerun (with --compute inline to see the error in this process)") from exc
+        finally:
+            for future in futures:  # after a failure: the rest of the batch is not wanted
+                future.cancel()
 
     def describe(self) -> str:
         return f"local ({self.workers} processes)"
@@ -188,14 +229,20 @@ class DaskCompute(Compute):
     def workers(self) -> int:
         return max(1, len(self.client().scheduler_info(n_workers=-1)["workers"]))
 
-    def map(self, task, chunks):
+    def map(self, task, chunks, on_chunk=None):
         if not chunks:
             return []
-        from distributed import KilledWorker
+        from distributed import KilledWorker, as_completed as dask_completed
 
         client = self.client()
         futures = client.map(task, chunks, pure=False, retries=DASK_RETRIES)
         try:
+            if on_chunk:
+                index = {future.key: i for i, future in enumerate(futures)}
+                for future in dask_completed(futures, loop=client.loop):  # our client is not the default
+                    if future.status != "finished":
+                        break  # gather raises its error
+                    on_chunk(index[future.key])
             return client.gather(futures)
         except KilledWorker as exc:
             raise ComputeError(f"compute dask: a task killed every worker that ran it ({exc}); "
@@ -231,13 +278,17 @@ def make_compute(backend: str = "local", scheduler: str | None = None, workers: 
 
 
 def run_batch(compute: Compute | None, task: Callable[[list], list], items: Sequence) -> list:
-    """task over `items` in chunks on `compute` (None: inline); one result per item, in item order."""
+    """task over `items` in chunks on `compute` (None: inline); one result per item, in item order. The games
+    are reported to jbag_pipeline.compute.progress's listeners: all added at the start, each chunk's done as it
+    arrives."""
     items = list(items)
     compute = compute or InlineCompute()
     size = compute.chunk_size(len(items))
     chunks = [items[start:start + size] for start in range(0, len(items), size)]
+    report_games(0, len(items))
+    done = compute.map(task, chunks, lambda i: report_games(len(chunks[i]), 0))
     results = []
-    for chunk, chunk_results in zip(chunks, compute.map(task, chunks), strict=True):
+    for chunk, chunk_results in zip(chunks, done, strict=True):
         if len(chunk_results) != len(chunk):
             raise ComputeError(f"compute {compute.name}: a task returned {len(chunk_results)} results for "
                                f"{len(chunk)} items")

@@ -34,9 +34,10 @@ def test_asset_groups_come_after_the_groups_they_read():
 
 
 def test_run_measured_sums_the_step_times_and_reports_resources(tmp_path):
-    script = "print('[1/2] a ...'); print('    done in 1.5s; rows: {}'); print('    done in 2.25s')"
+    script = ("print('2 Dagster runs'); print('[1/2] a, b  (connect4): done in 1.5s; games: 4; run ETA 2s; rows: {}');"
+              "print('[2/2] catalog: done in 2.25s; run ETA 0s'); print('    done in 0.5s')")
     measured = bench_pipeline.run_measured([sys.executable, "-c", script], {}, tmp_path / "log")
-    assert measured["steps"] == 3.75
+    assert measured["steps"] == 4.25
     assert measured["rss_mb"] > 1 and measured["wall"] > 0 and measured["cpu"] >= 0
     with pytest.raises(RuntimeError, match="exited with 3:\nboom"):
         bench_pipeline.run_measured([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], {}, tmp_path / "log")

@@ -99,6 +99,17 @@ def test_an_error_in_a_dask_task_reaches_the_caller_with_its_type(cluster):
         run_batch(DaskCompute(cluster.address), SeatGames("chess", {}, 0), [(0, 0), (0, 1)])
 
 
+def test_dask_reports_each_game_once_in_the_calling_process(cluster):
+    from jbag_pipeline.compute import run_batch, watching_games
+    from tests.compute.test_compute import _square_all
+
+    calls = []
+    with watching_games(lambda done, added: calls.append((done, added, os.getpid()))):
+        assert run_batch(DaskCompute(cluster.address), _square_all, list(range(10))) == [x * x for x in range(10)]
+    assert calls[0][:2] == (0, 10) and sum(c[0] for c in calls) == 10 and len(calls) == 1 + 5  # chunks of 2 games
+    assert {c[2] for c in calls} == {os.getpid()}
+
+
 def _lake_files(root: Path) -> dict[str, bytes]:
     lake = root / "lake"
     return {str(path.relative_to(lake)): path.read_bytes() for path in sorted(lake.rglob("*.parquet"))}

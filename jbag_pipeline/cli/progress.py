@@ -1,0 +1,238 @@
+"""What `jbag run` shows while it runs: a line per step (not a terminal) or live bars (a terminal), with the
+games done and an ETA measured from the run so far, then a summary table."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+
+@dataclass
+class StepResult:
+    """One step of a `jbag run` (one Dagster run): its assets and partition, wall seconds, rows per asset, games
+    played, and the seconds of each of its ops (the assets one op writes, joined by ', ')."""
+
+    assets: list[str]
+    partition: str | None
+    seconds: float
+    rows: dict[str, int]
+    games: int = 0
+    op_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def eta_seconds(done: float, total: float, elapsed: float) -> float | None:
+    """Seconds left at the rate measured so far (elapsed / done per unit); None while nothing is done yet."""
+    if done <= 0 or elapsed <= 0 or total <= 0:
+        return None
+    return max(0.0, elapsed / done * (total - done))
+
+
+def run_eta_seconds(measured: dict[tuple, list[float]], todo: list[tuple], current: tuple | None = None,
+                    step_elapsed: float = 0.0, games_done: int = 0, games_total: int = 0) -> float | None:
+    """Seconds left in a run: each step still to do takes the mean of the finished steps of its assets (steps of
+    other assets not measured yet: the mean of all finished steps); the current step that mean less its elapsed
+    time, or, while no step of its assets has finished, what its games' rate leaves. None until a step has
+    finished or a game is done."""
+    finished = [seconds for times in measured.values() for seconds in times]
+    by_games = eta_seconds(games_done, games_total, step_elapsed) if current is not None else None
+    if finished:
+        overall = sum(finished) / len(finished)
+    elif by_games is not None:
+        overall = step_elapsed / (games_done / games_total)  # the current step's projected length
+    else:
+        return None
+
+    def mean(kind: tuple) -> float:
+        return sum(measured[kind]) / len(measured[kind]) if measured.get(kind) else overall
+
+    rest = sum(mean(kind) for kind in todo)
+    if current is not None:
+        # a finished step of these assets includes their work besides the games: the better guess
+        rest += by_games if by_games is not None and not measured.get(current) else max(0.0, mean(current) - step_elapsed)
+    return rest
+
+
+def format_seconds(seconds: float) -> str:
+    """'42s', '3m05s', '2h07m'."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def format_eta(seconds: float | None) -> str:
+    return "ETA unknown" if seconds is None else f"ETA {format_seconds(seconds)}"
+
+
+def step_label(index: int, steps: int, assets: list[str], partition: str | None) -> str:
+    return f"[{index}/{steps}] {', '.join(assets)}" + (f"  ({partition})" if partition else "")
+
+
+class RunProgress:
+    """Steps and games of one `jbag run`, and its ETA (run_eta_seconds) from the steps finished so far."""
+
+    def __init__(self, clock=time.perf_counter):
+        self.clock = clock
+        self.kinds: list[tuple] = []  # the assets of each step, in run order
+        self.steps_done = 0
+        self.measured: dict[tuple, list[float]] = {}
+        self.games_done = self.games_total = 0
+        self.step_start = clock()
+        self.running = False  # a step has started and not finished
+
+    @property
+    def steps(self) -> int:
+        return len(self.kinds)
+
+    def run_started(self, steps: list[list[str]], headline: str) -> None:
+        self.kinds = [tuple(assets) for assets in steps]
+
+    def step_started(self, index: int, assets: list[str], partition: str | None) -> None:
+        self.games_done = self.games_total = 0
+        self.step_start, self.running = self.clock(), True
+
+    def games(self, done: int, added: int) -> None:
+        self.games_done += done
+        self.games_total += added
+
+    def step_done(self, index: int, result: StepResult) -> None:
+        self.steps_done, self.running = index, False
+        self.measured.setdefault(tuple(result.assets), []).append(result.seconds)
+        self.games_done = self.games_total = 0  # the step's games now count in steps_done
+
+    def close(self) -> None:
+        pass
+
+    def run_eta(self) -> float | None:
+        current = self.kinds[self.steps_done] if self.running else None
+        return run_eta_seconds(self.measured, self.kinds[self.steps_done + self.running:], current,
+                               self.clock() - self.step_start, self.games_done, self.games_total)
+
+
+class PlainProgress(RunProgress):
+    """One plain line per step as it ends (no bars, no control characters): for logs, CI and tests."""
+
+    def __init__(self, emit=print, clock=time.perf_counter):
+        super().__init__(clock)
+        self.emit = emit
+
+    def run_started(self, steps, headline):
+        super().run_started(steps, headline)
+        self.emit(headline)
+
+    def step_done(self, index, result):
+        super().step_done(index, result)
+        games = f"; games: {result.games}" if result.games else ""
+        rows = f"; rows: {result.rows}" if result.rows else ""
+        self.emit(f"{step_label(index, self.steps, result.assets, result.partition)}: done in {result.seconds:.1f}s"
+                  f"{games}; run {format_eta(self.run_eta())}{rows}")
+
+
+class EtaColumn(ProgressColumn):
+    """The run's ETA (RunProgress.run_eta) on its bar; a step's from its games' rate (eta_seconds) on its bar."""
+
+    def __init__(self, run: RunProgress):
+        super().__init__()
+        self.run = run
+
+    def render(self, task) -> Text:
+        if task.fields.get("kind") == "steps":
+            return Text(format_eta(self.run.run_eta()), style="cyan")
+        if task.total is None or task.finished:
+            return Text("")
+        return Text(format_eta(eta_seconds(task.completed, task.total, task.elapsed or 0.0)), style="cyan")
+
+
+class LiveProgress(RunProgress):
+    """Bars on a terminal: the run (steps, ETA) and the current step (games done/total, ETA); each finished step
+    leaves one line, cut to the terminal's width."""
+
+    def __init__(self, console: Console | None = None, clock=time.perf_counter):
+        super().__init__(clock)
+        self.console = console or Console()
+        self.bars = Progress(TextColumn("{task.description}", table_column=None), BarColumn(bar_width=20),
+                             TextColumn("{task.fields[count]}"), EtaColumn(self), console=self.console,
+                             transient=True, expand=False)
+        self.run_task = self.step_task = None
+
+    def _description(self, text: str) -> str:
+        room = max(10, self.console.width - 50)  # what the bar, the counts and the ETA leave
+        return text if len(text) <= room else text[:room - 1] + "…"
+
+    def run_started(self, steps, headline):
+        super().run_started(steps, headline)
+        self.console.print(headline, overflow="ellipsis", no_wrap=True, crop=True, markup=False)
+        self.bars.start()
+        self.run_task = self.bars.add_task("run", total=self.steps, count=f"steps 0/{self.steps}", kind="steps")
+
+    def step_started(self, index, assets, partition):
+        super().step_started(index, assets, partition)
+        if self.step_task is not None:
+            self.bars.remove_task(self.step_task)
+        label = self._description(step_label(index, self.steps, assets, partition))
+        self.step_task = self.bars.add_task(label, total=None, count="", kind="games")
+
+    def games(self, done, added):
+        super().games(done, added)
+        self.bars.update(self.step_task, total=self.games_total, completed=self.games_done,
+                         count=f"games {self.games_done}/{self.games_total}")
+        self._update_run()
+
+    def _update_run(self):
+        share = self.games_done / self.games_total if self.games_total else 0.0
+        self.bars.update(self.run_task, completed=self.steps_done + share,
+                         count=f"steps {self.steps_done}/{self.steps}")
+
+    def step_done(self, index, result):
+        super().step_done(index, result)
+        games = f", {result.games} games" if result.games else ""
+        line = f"{step_label(index, self.steps, result.assets, result.partition)}: {result.seconds:.1f}s{games}"
+        self.bars.console.print(line, overflow="ellipsis", no_wrap=True, crop=True, markup=False)
+        self._update_run()
+
+    def close(self):
+        self.bars.stop()
+
+
+@dataclass
+class SummaryRow:
+    name: str
+    partitions: int
+    rows: int
+    seconds: float
+
+
+def summarize(results: list[StepResult]) -> tuple[list[SummaryRow], SummaryRow]:
+    """Per op (the assets it writes), in run order: partitions materialised, rows written, seconds; and the
+    total (its seconds are the steps' wall seconds, which include Dagster's own time between ops)."""
+    by_name: dict[str, SummaryRow] = {}
+    for result in results:
+        for name, seconds in result.op_seconds.items():
+            row = by_name.setdefault(name, SummaryRow(name, 0, 0, 0.0))
+            row.partitions += result.partition is not None
+            row.rows += sum(result.rows.get(asset, 0) for asset in name.split(", "))
+            row.seconds += seconds
+    total = SummaryRow("total", sum(r.partition is not None for r in results), sum(sum(r.rows.values()) for r in results),
+                       sum(r.seconds for r in results))
+    return list(by_name.values()), total
+
+
+def summary_table(results: list[StepResult]) -> Table:
+    """The summary as a table: op, partitions, rows, seconds, then the total and the games played."""
+    rows, total = summarize(results)
+    table = Table(box=box.SIMPLE_HEAD, title=f"{len(results)} steps, {sum(r.games for r in results)} games")
+    table.add_column("assets (one op)", overflow="fold")
+    for name in ("partitions", "rows", "seconds"):
+        table.add_column(name, justify="right")
+    for row in rows + [total]:
+        table.add_row(row.name, str(row.partitions) if row.partitions else "-", f"{row.rows:,}", f"{row.seconds:.1f}",
+                      style="bold" if row is total else None)
+    return table
