@@ -159,8 +159,9 @@ def test_jbag_imports_and_plays_python_mcts_without_pyspiel():
 def test_presets_choose_the_selfplay_agent_per_game():
     for name in ("demo", "paper"):
         games = get_preset(name).games
-        assert {g for g, run in games.items() if run.selfplay_agent == "openspiel_mcts"} == {
-            "connect4", "dots_and_boxes", "tictactoe"}
+        # tic-tac-toe stays on Python MCTS: strong play wins it from seat 0 only, leaving selection nothing to learn
+        chosen = {g for g, run in games.items() if run.selfplay_agent == "openspiel_mcts"}
+        assert chosen == {"connect4", "dots_and_boxes"}
     assert {run.selfplay_agent for run in get_preset("smoke").games.values()} == {"mcts"}  # CI stays on Python MCTS
     with pytest.raises(ValueError, match="selfplay_agent must be one of"):
         GameRun(selfplay_agent="alphazero")
