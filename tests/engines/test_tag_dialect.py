@@ -190,7 +190,7 @@ def test_our_dialect_is_the_default_and_untouched(name):
         assert game.from_json(ours, dialect="ours").key() == state.key()
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", [*GAMES, "dominion", "seven_wonders", "sea_salt_paper"])
 def test_an_unknown_dialect_is_a_clear_error(name):
     game = load_game(name)
     with pytest.raises(ValueError, match="unknown JSON dialect 'xml'"):

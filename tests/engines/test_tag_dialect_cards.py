@@ -186,15 +186,6 @@ def test_our_live_documents_read_back_to_the_same_position(name):
     assert at_start > 0
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_an_unknown_dialect_is_a_clear_error(name):
-    game = load_game(name)
-    with pytest.raises(ValueError, match="unknown JSON dialect 'xml'"):
-        game.new_state().to_json(dialect="xml")
-    with pytest.raises(ValueError, match="unknown JSON dialect 'xml'"):
-        game.from_json(game.new_state().to_json(), dialect="xml")
-
-
 def _without_top_card(deck: dict) -> dict:
     return {**deck, "components": deck["components"][1:]}
 
