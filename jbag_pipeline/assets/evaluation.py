@@ -7,7 +7,6 @@ import dagster as dg
 import orjson
 import polars as pl
 
-from engines import GAMES
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition
 from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
@@ -23,10 +22,6 @@ from jbag_pipeline.analysis.verdicts import HEADLINE, stability_table, verdict_t
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
 PAIRS.append(f"full-{SENSITIVITY_VARIANT}")
-evaluation_partitions = dg.MultiPartitionsDefinition({
-    "game": dg.StaticPartitionsDefinition(sorted(GAMES)),
-    "pair": dg.StaticPartitionsDefinition(PAIRS),
-})
 
 
 def _setup_of(selfplay: pl.DataFrame) -> tuple[int, dict]:
@@ -60,19 +55,43 @@ def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings
                               passed=games_per_seat == 0 or table["seat"].to_list() == list(range(n_players)))
 
 
-@dg.asset(group_name="evaluation", partitions_def=evaluation_partitions,
+def evaluated_pairs(preset) -> list[str]:
+    """The (frequency-variant) pairs a preset evaluates, sorted: the order of the rows of evaluation_games."""
+    unknown = sorted(set(preset.evaluation_pairs or ()) - set(PAIRS))
+    if unknown:
+        raise ValueError(f"preset {preset.name!r}: evaluation_pairs {unknown} are not pairs; known: {PAIRS}")
+    return sorted(preset.evaluation_pairs or PAIRS)
+
+
+@dg.asset(group_name="evaluation", partitions_def=game_partitions,
           deps=["winner_prototypes", "selected_features", "counters_kept_prototypes", "counters_kept_features"],
           check_specs=[dg.AssetCheckSpec("every_seat_played", asset="evaluation_games")],
-          description="One row per evaluation game: the JSON-Bag OSLA in one seat, baseline OSLAs in the others.")
+          description="One row per evaluation game of every pair the preset evaluates: the JSON-Bag OSLA in one "
+                      "seat, baseline OSLAs in the others.")
 def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
                      selfplay_games: pl.DataFrame):
-    # selfplay_games: the key's game partition (Dagster maps a (game, pair) key to its game dimension)
-    keys = context.partition_key.keys_by_dimension
-    game, pair = keys["game"], keys["pair"]
-    frequency, variant = split_pair(pair)
+    game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
     n_players, params = _setup_of(selfplay_games)
+    started, played = time.perf_counter(), []
+    for pair in evaluated_pairs(preset):
+        played.append(_play_pair(settings, compute, game, pair, n_players, params, run.eval_games_per_seat))
+    seconds = time.perf_counter() - started
+    games = pl.concat(played)
+    per_pair = games.group_by("prototype_frequency", "feature_variant", maintain_order=True).agg(
+        (pl.col("score") == 1).mean().alias("win_rate"), pl.len().alias("games"))
+    yield dg.Output(games, metadata={**_games_metadata(games, seconds), "per_pair": preview(per_pair, 30)})
+    seats = games.group_by("prototype_frequency", "feature_variant").agg(pl.col("seat").unique().sort())
+    yield dg.AssetCheckResult(check_name="every_seat_played", passed=run.eval_games_per_seat == 0 or all(
+        seat_list == list(range(n_players)) for seat_list in seats["seat"].to_list()))
+
+
+def _play_pair(settings: JbagSettings, compute: JbagCompute, game: str, pair: str, n_players: int, params: dict,
+               games_per_seat: int) -> pl.DataFrame:
+    """One pair's evaluation games of `game`, its value function built from this game's lake tables."""
+    frequency, variant = split_pair(pair)
+    preset = settings.get_preset()
     sensitivity = variant == SENSITIVITY_VARIANT  # the headline pair with the turn-order counters kept
     tables = ("counters_kept_prototypes", "counters_kept_features") if sensitivity else \
         ("winner_prototypes", "selected_features")
@@ -83,14 +102,9 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, 
         return make_jsonbag_value(prototypes, features, frequency, "full" if sensitivity else variant, n_players,
                                   token_filter=token_filter)
 
-    started = time.perf_counter()
-    games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed,
+    games = play_evaluation(game, params, frequency, variant, value_factory, games_per_seat, preset.seed,
                             compute.get_compute())
-    seconds = time.perf_counter() - started
-    games = games.drop("seconds")  # wall time would make reruns differ; it goes to the metadata instead
-    yield dg.Output(games, metadata=_games_metadata(games, seconds))
-    yield dg.AssetCheckResult(check_name="every_seat_played",
-                              passed=run.eval_games_per_seat == 0 or set(games["seat"]) == set(range(n_players)))
+    return games.drop("seconds")  # wall time would make reruns differ; the asset's metadata has it
 
 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,

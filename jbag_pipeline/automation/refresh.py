@@ -2,7 +2,7 @@
 
 Everything downstream of self-play (`dg.AssetSelection.downstream()`) falls in three stages by partitioning:
 (1) the assets partitioned by game: one job run per game, started by the weekly schedule because only a run
-config can carry the seed block; (2) assets partitioned by game and something else (evaluation: game x pair)
+config can carry the seed block; (2) assets partitioned by game and something else (none in today's graph)
 and (3) the unpartitioned summaries of every game (evaluation tables, catalog, report): Dagster automation
 conditions (`refresh_conditions`), evaluated by the schedule's automation-condition sensor. They react only to
 updates made by refresh runs (tag REFRESH_TAG), so a `jbag run` never triggers them.

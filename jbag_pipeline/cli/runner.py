@@ -1,9 +1,10 @@
 """Materialise the asset graph through Dagster, partition by partition, as the UI would; used by `jbag run`.
 
-One `jbag run` is one unit in the UI: all its Dagster runs (one per game, one per evaluation key, then the rest)
-carry the tag RUN_TAG with the same value, and STEP_TAG says which step of how many each run is. Not one
-backfill: Dagster has no public API to submit an asset backfill, and only its daemon executes one. Not fewer runs:
-a run's assets must share one partitions definition, so the game x pair evaluation keys cannot join the game's run.
+One `jbag run` is one unit in the UI: one Dagster run per game (self-play to evaluation), one per transfer pair,
+then the unpartitioned assets, each ingested game's model and the summaries; all carry the tag RUN_TAG with the
+same value, and STEP_TAG says which step of how many each run is. Not one backfill: Dagster has no public API to
+submit an asset backfill, and only its daemon executes one. Not fewer runs: a run's assets must share one
+partitions definition.
 """
 
 from __future__ import annotations
@@ -35,9 +36,7 @@ def asset_names(assets_defs) -> list[str]:
 
 
 def _game_of(partition_key: str) -> str:
-    """The game of a partition key: 'connect4', (game, pair) of an evaluation key, 'connect4-6x7-to-8x8' (transfer)."""
-    if isinstance(partition_key, dg.MultiPartitionKey):
-        return partition_key.keys_by_dimension["game"]
+    """The game of a partition key: 'connect4', or 'connect4-6x7-to-8x8' (transfer)."""
     return partition_key.split("-")[0]
 
 
@@ -50,16 +49,10 @@ OPT_IN_ASSETS = {"reference_reproduction", "published_value_functions", "publish
 SUMMARY_ASSETS = ("catalog", "report")
 
 
-def _wanted(key: str, games: list[str] | None, pairs: tuple[str, ...] | None) -> bool:
-    pair = key.keys_by_dimension.get("pair") if isinstance(key, dg.MultiPartitionKey) else None
-    return (games is None or _game_of(key) in games) and (pairs is None or pair is None or pair in pairs)
-
-
-def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: tuple[str, ...] | None = None):
-    """Steps in order: assets partitioned by game (once per game), then those partitioned by game and pair
-    (once per key; only `pairs` when given), then other partitioned assets (transfer pairs), then the
-    unpartitioned assets, then the ingested model (partition CHANGED_INGESTED_GAMES: once per changed ingested
-    game), then the summary assets. A `select` always includes the catalog, so that its views
+def plan(assets_defs, select: list[str] | None, games: list[str] | None):
+    """Steps in order: assets partitioned by game (once per game), then other partitioned assets (once per
+    transfer pair), then the unpartitioned assets, then the ingested model (partition CHANGED_INGESTED_GAMES: once
+    per changed ingested game), then the summary assets. A `select` always includes the catalog, so that its views
     show what the run wrote."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known - OPT_IN_ASSETS)
@@ -83,12 +76,11 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None, pairs: 
         raise ValueError(f"--games names unknown game(s) {bad}; registered games: {all_games}")
     per_ingested_game = [key for p in groups if isinstance(p, dg.DynamicPartitionsDefinition) for key in groups[p]]
     groups = {p: keys for p, keys in groups.items() if not isinstance(p, dg.DynamicPartitionsDefinition)}
-    ordered = sorted((p for p in groups if p is not None),
-                     key=lambda p: 0 if p == game_partitions else 1 if isinstance(p, dg.MultiPartitionsDefinition) else 2)
+    ordered = sorted((p for p in groups if p is not None), key=lambda p: p != game_partitions)
     steps = []
     for partitions_def in ordered:
         for key in partitions_def.get_partition_keys():
-            if _wanted(key, games, pairs):
+            if games is None or _game_of(key) in games:
                 steps.append((groups[partitions_def], key))
     unpartitioned = groups.get(None, [])
     steps += [([k for k in unpartitioned if k not in SUMMARY_ASSETS], None)]
@@ -123,7 +115,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     RUN_TAG=`run_id` (a new one if None); stops at the first failure with Dagster's error. Progress goes to
     `display` (default: one plain line per step, each passed to `progress`)."""
     resources = lake_resources(settings, compute or JbagCompute())
-    steps = plan(assets_defs, select, games, settings.get_preset().evaluation_pairs)
+    steps = plan(assets_defs, select, games)
     run_id = run_id or new_run_id()
     display = display or PlainProgress(progress)
     per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)

@@ -1,7 +1,7 @@
 """The lake IO manager: an asset's returned polars frame becomes its lake partition, and inputs read upstream ones.
 
 One asset is one lake table (its key's last part). Its Dagster partition is the lake partition: a game key is
-`game=<key>`, a multi-partition key one folder per dimension (`game=<g>/pair=<p>`), and an asset whose single
+`game=<key>`, a multi-partition key one folder per dimension (`game=<g>/<dimension>=<d>`), and an asset whose single
 partition dimension is not a game names its folder key in the definition metadata `partition_expr` (transfer:
 `pair`). An unpartitioned asset whose lake table is split by `partition_expr` all the same (ingested_games, which
 writes its partitions itself) is read by a partitioned run one lake partition at a time: the run's key. Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.

@@ -57,7 +57,8 @@ def table_exists(root: Path, table: str) -> bool:
 
 
 def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, str] | None = None) -> Path:
-    """Write `df` as the whole of one partition, atomically replacing what was there."""
+    """Write `df` as the whole of one partition, atomically replacing what was there (including the files of a
+    finer split of it that an older layout wrote, e.g. game=<g>/pair=<p>/, which would otherwise be read twice)."""
     target = partition_path(root, table, partition)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
@@ -72,6 +73,8 @@ def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, s
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    for finer in sorted(target.parent.glob("*/**/part.parquet")):  # an older, finer split of this partition
+        finer.unlink()
     return target
 
 

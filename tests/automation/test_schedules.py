@@ -68,7 +68,8 @@ def test_refresh_stages_cover_everything_downstream_of_selfplay_once():
     assert set().union(*stages) == downstream and sum(map(len, stages)) == len(downstream)
     assert {"selfplay_games", "state_tokens", "winner_prototypes", "winner_classification"} <= \
         {k.to_user_string() for k in plan.per_game}
-    assert [k.to_user_string() for k in plan.follow_up] == ["evaluation_games"]
+    assert "evaluation_games" in {k.to_user_string() for k in plan.per_game}  # all pairs in the game's run
+    assert plan.follow_up == []
     assert {"catalog", "report", "verdicts"} <= {k.to_user_string() for k in plan.summary}
     job = defs.resolve_job_def("selfplay_refresh_job")
     assert job.partitions_def == game_partitions

@@ -2,7 +2,9 @@
 
 import dagster as dg
 
-from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id
+from engines import GAMES
+from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id, plan
+from jbag_pipeline.assets.transfer import TRANSFER_PAIRS
 from jbag_pipeline.definitions import ALL_ASSETS
 from jbag_pipeline.resources import JbagSettings
 
@@ -29,3 +31,15 @@ def test_every_run_of_one_jbag_run_shares_its_run_id_tag(tmp_path):
 def test_run_ids_differ_and_sort_by_start_time():
     first, second = new_run_id(), new_run_id()
     assert first != second and first[:15] <= second[:15] and len(first) == len("20261201-133000-abcdef")
+
+
+def test_default_plan_is_one_run_per_game_then_transfer_pairs_and_the_rest():
+    steps = plan(ALL_ASSETS, None, None)
+    game_steps = [(keys, key) for keys, key in steps if key in GAMES]
+    assert [key for _, key in game_steps] == sorted(GAMES)
+    assert all({"selfplay_games", "winner_prototypes", "evaluation_control", "evaluation_games"} <= set(keys)
+               for keys, _ in game_steps)  # the whole game, its evaluation of every pair included
+    rest = [key for _, key in steps[len(game_steps):]]
+    assert rest[:len(TRANSFER_PAIRS)] == sorted(TRANSFER_PAIRS)
+    assert len(steps) == len(GAMES) + len(TRANSFER_PAIRS) + 3  # unpartitioned, ingested model, summaries
+    assert [key for _, key in plan(ALL_ASSETS, None, ["connect4"])][:2] == ["connect4", "connect4-6x7-to-8x8"]
