@@ -164,9 +164,15 @@ def _first_line(text: str, limit: int = 1000) -> str:
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
+class ReportedError(RuntimeError):
+    """An error already put in one line by error_line, where its causes were (a worker process); the cause chained."""
+
+
 def error_line(exc: BaseException, root: Path | None) -> str:
     """One line saying what went wrong and what to do, for an exception that ended a command."""
     where = f"data directory {root}" if root is not None else "the data directory"
+    if isinstance(exc, ReportedError):
+        return str(exc)
     for cause in _chain(exc):
         if corrupt := _corrupt_parquet(cause):
             return corrupt

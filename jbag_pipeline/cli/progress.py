@@ -76,45 +76,71 @@ def step_label(index: int, steps: int, assets: list[str], partition: str | None)
     return f"[{index}/{steps}] {', '.join(assets)}" + (f"  ({partition})" if partition else "")
 
 
+@dataclass
+class RunningStep:
+    """A step that has started and not finished: when, and its games so far."""
+
+    start: float
+    games_done: int = 0
+    games_total: int = 0
+
+
 class RunProgress:
-    """Steps and games of one `jbag run`, and its ETA (run_eta_seconds) from the steps finished so far."""
+    """Steps and games of one `jbag run`, and its ETA (run_eta_seconds) from the steps finished so far. The first
+    `parallel_steps` steps may run `parallel` at a time (the games' runs, on local processes)."""
 
     def __init__(self, clock=time.perf_counter):
         self.clock = clock
         self.kinds: list[tuple] = []  # the assets of each step, in run order
         self.steps_done = 0
+        self.finished: set[int] = set()
         self.measured: dict[tuple, list[float]] = {}
-        self.games_done = self.games_total = 0
-        self.step_start = clock()
-        self.running = False  # a step has started and not finished
+        self.running: dict[int, RunningStep] = {}
+        self.parallel, self.parallel_steps = 1, 0
 
     @property
     def steps(self) -> int:
         return len(self.kinds)
 
-    def run_started(self, steps: list[list[str]], headline: str) -> None:
+    def run_started(self, steps: list[list[str]], headline: str, parallel: int = 1, parallel_steps: int = 0) -> None:
         self.kinds = [tuple(assets) for assets in steps]
+        self.parallel, self.parallel_steps = parallel, parallel_steps if parallel > 1 else 0
 
     def step_started(self, index: int, assets: list[str], partition: str | None) -> None:
-        self.games_done = self.games_total = 0
-        self.step_start, self.running = self.clock(), True
+        self.running[index] = RunningStep(self.clock())
 
-    def games(self, done: int, added: int) -> None:
-        self.games_done += done
-        self.games_total += added
+    def games(self, index: int, done: int, added: int) -> None:
+        step = self.running[index]
+        step.games_done += done
+        step.games_total += added
 
     def step_done(self, index: int, result: StepResult) -> None:
-        self.steps_done, self.running = index, False
+        self.running.pop(index, None)  # its games now count in steps_done
+        self.finished.add(index)
+        self.steps_done += 1
         self.measured.setdefault(tuple(result.assets), []).append(result.seconds)
-        self.games_done = self.games_total = 0  # the step's games now count in steps_done
 
     def close(self) -> None:
         pass
 
     def run_eta(self) -> float | None:
-        current = self.kinds[self.steps_done] if self.running else None
-        return run_eta_seconds(self.measured, self.kinds[self.steps_done + self.running:], current,
-                               self.clock() - self.step_start, self.games_done, self.games_total)
+        now = self.clock()
+        todo = [i for i in range(1, self.steps + 1) if i not in self.running and i not in self.finished]
+        if self.parallel == 1 and len(self.running) <= 1:
+            index, step = next(iter(self.running.items()), (None, None))
+            if step is None:
+                return run_eta_seconds(self.measured, [self.kinds[i - 1] for i in todo])
+            return run_eta_seconds(self.measured, [self.kinds[i - 1] for i in todo], self.kinds[index - 1],
+                                   now - step.start, step.games_done, step.games_total)
+        left = {i: run_eta_seconds(self.measured, [self.kinds[i - 1]]) for i in todo}
+        for i, step in self.running.items():
+            left[i] = run_eta_seconds(self.measured, [], self.kinds[i - 1], now - step.start, step.games_done,
+                                      step.games_total)
+        known = {i: seconds for i, seconds in left.items() if seconds is not None}
+        if not known:
+            return None if left else 0.0
+        side_by_side = sum(seconds for i, seconds in known.items() if i <= self.parallel_steps)
+        return side_by_side / self.parallel + sum(seconds for i, seconds in known.items() if i > self.parallel_steps)
 
 
 class PlainProgress(RunProgress):
@@ -124,8 +150,8 @@ class PlainProgress(RunProgress):
         super().__init__(clock)
         self.emit = emit
 
-    def run_started(self, steps, headline):
-        super().run_started(steps, headline)
+    def run_started(self, steps, headline, parallel=1, parallel_steps=0):
+        super().run_started(steps, headline, parallel, parallel_steps)
         self.emit(headline)
 
     def step_done(self, index, result):
@@ -152,7 +178,7 @@ class EtaColumn(ProgressColumn):
 
 
 class LiveProgress(RunProgress):
-    """Bars on a terminal: the run (steps, ETA) and the current step (games done/total, ETA); each finished step
+    """Bars on a terminal: the run (steps, ETA) and each running step (games done/total, ETA); each finished step
     leaves one line, cut to the terminal's width."""
 
     def __init__(self, console: Console | None = None, clock=time.perf_counter):
@@ -161,33 +187,34 @@ class LiveProgress(RunProgress):
         self.bars = Progress(TextColumn("{task.description}", table_column=None), BarColumn(bar_width=20),
                              TextColumn("{task.fields[count]}"), EtaColumn(self), console=self.console,
                              transient=True, expand=False)
-        self.run_task = self.step_task = None
+        self.run_task, self.step_tasks = None, {}
 
     def _description(self, text: str) -> str:
         room = max(10, self.console.width - 50)  # what the bar, the counts and the ETA leave
         return text if len(text) <= room else text[:room - 1] + "…"
 
-    def run_started(self, steps, headline):
-        super().run_started(steps, headline)
+    def run_started(self, steps, headline, parallel=1, parallel_steps=0):
+        super().run_started(steps, headline, parallel, parallel_steps)
         self.console.print(headline, overflow="ellipsis", no_wrap=True, crop=True, markup=False)
         self.bars.start()
         self.run_task = self.bars.add_task("run", total=self.steps, count=f"steps 0/{self.steps}", kind="steps")
 
     def step_started(self, index, assets, partition):
         super().step_started(index, assets, partition)
-        if self.step_task is not None:
-            self.bars.remove_task(self.step_task)
+        for done in [i for i in self.step_tasks if i in self.finished]:  # finished bars stay until the next start
+            self.bars.remove_task(self.step_tasks.pop(done))
         label = self._description(step_label(index, self.steps, assets, partition))
-        self.step_task = self.bars.add_task(label, total=None, count="", kind="games")
+        self.step_tasks[index] = self.bars.add_task(label, total=None, count="", kind="games")
 
-    def games(self, done, added):
-        super().games(done, added)
-        self.bars.update(self.step_task, total=self.games_total, completed=self.games_done,
-                         count=f"games {self.games_done}/{self.games_total}")
+    def games(self, index, done, added):
+        super().games(index, done, added)
+        step = self.running[index]
+        self.bars.update(self.step_tasks[index], total=step.games_total, completed=step.games_done,
+                         count=f"games {step.games_done}/{step.games_total}")
         self._update_run()
 
     def _update_run(self):
-        share = self.games_done / self.games_total if self.games_total else 0.0
+        share = sum(step.games_done / step.games_total for step in self.running.values() if step.games_total)
         self.bars.update(self.run_task, completed=self.steps_done + share,
                          count=f"steps {self.steps_done}/{self.steps}")
 

@@ -9,11 +9,15 @@ partitions definition.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import queue
 import shutil
 import socket
 import time
 import uuid
+from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import dagster as dg
@@ -21,7 +25,7 @@ import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
-from jbag_pipeline.compute import watching_games
+from jbag_pipeline.compute import ComputeError, watching_games
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 
@@ -112,20 +116,28 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
                     progress=print, compute: JbagCompute | None = None,
                     run_id: str | None = None, display: RunProgress | None = None) -> list[StepResult]:
     """Run every planned step, games on `compute` (default: local processes), each step a Dagster run tagged
-    RUN_TAG=`run_id` (a new one if None); stops at the first failure with Dagster's error. Progress goes to
-    `display` (default: one plain line per step, each passed to `progress`)."""
-    resources = lake_resources(settings, compute or JbagCompute())
+    RUN_TAG=`run_id` (a new one if None); stops at the first failure with Dagster's error. On local processes
+    the games' runs go side by side, one per worker (see parallel_runs). Progress goes to `display` (default:
+    one plain line per step, each passed to `progress`)."""
+    compute = compute or JbagCompute()
+    resources = lake_resources(settings, compute)
     steps = plan(assets_defs, select, games)
     run_id = run_id or new_run_id()
     display = display or PlainProgress(progress)
     per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)
     runs = f"{len(steps) - 1} Dagster runs and one per changed ingested game" if per_game else \
         f"{len(steps)} Dagster runs"
+    lanes = parallel_runs(assets_defs, compute, instance, steps)
+    side_by_side = _game_steps(steps) if lanes > 1 else 0
     display.run_started([keys for keys, _ in steps],
-                        f"{runs}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)")
+                        f"{runs}, tagged {RUN_TAG}={run_id} (filter the UI's run list by it)"
+                        + (f"; the games' runs {lanes} at a time" if lanes > 1 else ""), lanes, side_by_side)
     results = []
     try:
-        for i, (keys, partition) in enumerate(steps, 1):
+        if side_by_side:
+            results += _game_runs_side_by_side(steps[:side_by_side], len(steps), settings, compute.get_compute(),
+                                               instance, display, run_id)
+        for i, (keys, partition) in enumerate(steps[side_by_side:], side_by_side + 1):
             tags = {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"}
             if partition is CHANGED_INGESTED_GAMES:
                 results += _changed_ingested_games(i, assets_defs, keys, settings, resources, instance, display, tags)
@@ -133,9 +145,9 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
             display.step_started(i, keys, partition)
             played = [0]
 
-            def on_games(done: int, added: int) -> None:
+            def on_games(done: int, added: int, index=i) -> None:
                 played[0] += done
-                display.games(done, added)
+                display.games(index, done, added)
 
             start = time.perf_counter()
             with watching_games(on_games):
@@ -149,6 +161,109 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     finally:
         display.close()
     return results
+
+
+def _game_steps(steps) -> int:
+    """How many leading steps are games' runs (plan puts them first)."""
+    games = set(game_partitions.get_partition_keys())
+    return next((i for i, (_, partition) in enumerate(steps) if partition not in games), len(steps))
+
+
+def parallel_runs(assets_defs, compute: JbagCompute, instance: dg.DagsterInstance | None, steps) -> int:
+    """How many games' runs go side by side: on local processes, one per worker (each plays its games inline),
+    when a worker can rebuild the run (the project's own assets, an instance on disk) and two games or more are
+    planned; else 1: one run after another, each run's games over the workers."""
+    from jbag_pipeline.compute import LocalCompute
+    from jbag_pipeline.definitions import ALL_ASSETS
+
+    backend = compute.get_compute()
+    if not isinstance(backend, LocalCompute) or assets_defs is not ALL_ASSETS or instance is None \
+            or instance.is_ephemeral:
+        return 1
+    return max(1, min(backend.workers, _game_steps(steps)))
+
+
+def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, instance, display,
+                            run_id: str) -> list[StepResult]:
+    """Each game's run in a worker of the `local` pool, as many at once as it has workers; their start and games
+    reach `display` through a queue. After a failure, runs not started are cancelled, those running finish, and
+    the first error is raised."""
+    home, fields = str(instance.root_directory), settings_fields(settings)
+    with multiprocessing.get_context("spawn").Manager() as manager:  # spawn: never fork this threaded process
+        events = manager.Queue()
+        futures = {local.submit(_game_run, keys, partition, fields, home,
+                                {RUN_TAG: run_id, STEP_TAG: f"{i}/{total}"}, i, events): i
+                   for i, (keys, partition) in enumerate(steps, 1)}
+        played, results, failure, pending = {}, {}, None, set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            _show_events(events, steps, display, played)
+            for future in sorted(done, key=futures.get):
+                i = futures[future]
+                try:
+                    rows, op_seconds, elapsed = future.result()
+                except CancelledError:
+                    continue
+                except BrokenProcessPool as exc:
+                    failure = failure or ComputeError(f"compute local: a worker process died in the run of "
+                                                      f"{steps[i - 1][1]} ({exc}); rerun")
+                except Exception as exc:  # noqa: BLE001 - the first error is raised once the others stopped
+                    failure = failure or exc
+                else:
+                    keys, partition = steps[i - 1]
+                    results[i] = StepResult(keys, partition, elapsed, rows, games=played.get(i, 0),
+                                            op_seconds=op_seconds)
+                    display.step_done(i, results[i])
+                if failure is not None:
+                    for other in pending:
+                        other.cancel()
+    if failure is not None:
+        raise failure
+    return [results[i] for i in sorted(results)]
+
+
+def _show_events(events, steps, display, played: dict[int, int]) -> None:
+    """Pass the workers' queued events (a run started, games done or added) to `display`."""
+    while True:
+        try:
+            event = events.get_nowait()
+        except queue.Empty:
+            return
+        if event[0] == "started":
+            keys, partition = steps[event[1] - 1]
+            display.step_started(event[1], keys, partition)
+        else:
+            _, index, done, added = event
+            played[index] = played.get(index, 0) + done
+            display.games(index, done, added)
+
+
+def settings_fields(settings: JbagSettings) -> dict:
+    """What rebuilds `settings` in another process (a Dagster resource does not pickle)."""
+    return {"preset": settings.preset, "seed": settings.seed, "data_dir": settings.data_dir,
+            "token_blacklist": settings.token_blacklist}
+
+
+def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict, index: int,
+              events) -> tuple[dict, dict, float]:
+    """One game's Dagster run in a worker process, its games inline: (rows, op seconds, wall seconds). An error
+    comes back as one line (cli.checks.error_line, computed here where its causes are), the cause chained."""
+    from jbag_pipeline.cli.checks import ReportedError, error_line
+    from jbag_pipeline.definitions import ALL_ASSETS
+
+    settings = JbagSettings(**fields)
+    os.environ["DAGSTER_HOME"] = dagster_home
+    events.put(("started", index))
+    start = time.perf_counter()
+    try:
+        with watching_games(lambda done, added: events.put(("games", index, done, added))):
+            outcome = dg.materialize(ALL_ASSETS, selection=keys, partition_key=partition, run_config=QUIET,
+                                     resources=lake_resources(settings, JbagCompute(backend="inline")),
+                                     instance=dg.DagsterInstance.get(), tags={**process_tag(), **tags},
+                                     raise_on_error=True)
+    except Exception as exc:
+        raise ReportedError(error_line(exc, settings.root())) from exc
+    return (*_rows_and_op_seconds(outcome), time.perf_counter() - start)
 
 
 def _rows_and_op_seconds(outcome) -> tuple[dict[str, int], dict[str, float]]:

@@ -14,7 +14,7 @@ import os
 import re
 import socket
 import threading
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
@@ -87,7 +87,8 @@ def _start_method() -> str:
 # what unpickling the batches' tasks imports in a worker: seconds of it (scikit-learn, scipy and polars through
 # jbag_pipeline.presets). The forkserver imports it once and every worker forks from it ready, instead of each
 # worker importing it again at its first task.
-WORKER_PRELOAD = ["jbag_pipeline.agents.selfplay", "jbag_pipeline.agents.evaluation"]
+WORKER_PRELOAD = ["jbag_pipeline.agents.selfplay", "jbag_pipeline.agents.evaluation",
+                  "jbag_pipeline.definitions", "jbag_pipeline.cli.runner"]  # the games' Dagster runs (cli.runner)
 
 
 def _context():
@@ -126,6 +127,10 @@ class LocalCompute(Compute):
 
             _context()
             forkserver.ensure_running()
+
+    def submit(self, fn, *args) -> Future:
+        """fn(*args) in one of the workers: a task bigger than a chunk (a whole Dagster run of one game)."""
+        return self._pool().submit(fn, *args)
 
     def map(self, task, chunks, on_chunk=None):
         if len(chunks) <= 1 or self.workers == 1:

@@ -28,6 +28,7 @@ def connect(memory_limit: str = "4GB") -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:")
     con.execute(f"SET memory_limit = '{memory_limit}'")
     con.execute("SET preserve_insertion_order = true")
+    con.execute("SET enable_progress_bar = false")  # a long query's bar would land in the run's log
     return con
 
 

@@ -51,11 +51,11 @@ def test_plain_progress_is_one_line_per_step_with_the_run_eta():
     display.run_started([a, a, ["catalog"]], "3 Dagster runs")
     display.step_started(1, a, "connect4")
     assert display.run_eta() is None
-    display.games(0, 10)
+    display.games(1, 0, 10)
     clock.now += 10
-    display.games(5, 0)
+    display.games(1, 5, 0)
     assert display.run_eta() == pytest.approx(50.0)  # this step 10 s more; 2 more steps of its projected 20 s
-    display.games(5, 0)
+    display.games(1, 5, 0)
     clock.now += 10
     display.step_done(1, StepResult(a, "connect4", 20.0, {"selfplay_games": 10}, games=10))
     display.step_started(2, a, "tictactoe")
@@ -80,15 +80,33 @@ def test_live_progress_lines_fit_the_terminal():
     display.run_started([assets, ["catalog"]], "2 Dagster runs, tagged jbag/run_id=" + "x" * 80)
     display.step_started(1, assets, "connect4")
     assert display.bars.tasks[0].fields["count"] == "steps 0/2"
-    display.games(0, 8)
-    display.games(3, 0)
+    display.games(1, 0, 8)
+    display.games(1, 3, 0)
     assert display.bars.tasks[1].fields["count"] == "games 3/8" and display.bars.tasks[0].completed == 3 / 8
-    display.games(5, 0)
+    display.games(1, 5, 0)
     display.step_done(1, StepResult(assets, "connect4", 1.0, {}, games=8))
     display.close()
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue()).replace("\r", "\n")
     assert "[1/2] asset_number_0, asset_number_1" in text and "games 8/8" in text
     assert max(len(line) for line in text.splitlines()) <= 60
+
+
+def test_run_eta_of_steps_side_by_side_divides_their_share_by_the_lanes():
+    clock, a = Clock(), ["selfplay_games"]
+    display = PlainProgress(lambda line: None, clock)
+    display.run_started([a, a, a, a, ["catalog"]], "5 Dagster runs", parallel=2, parallel_steps=4)
+    display.step_started(1, a, "connect4")
+    display.step_started(2, a, "dominion")
+    clock.now += 10
+    display.step_done(1, StepResult(a, "connect4", 10.0, {}))
+    display.step_started(3, a, "tictactoe")
+    clock.now += 4
+    # left: step 2 none (14 s of a 10 s mean), step 3 10 - 4 s, step 4 10 s, side by side on 2 lanes; then the
+    # catalog alone (not measured: the mean of finished steps, 10 s)
+    assert display.run_eta() == pytest.approx((0 + 6 + 10) / 2 + 10)
+    display.games(3, 0, 4)
+    display.games(3, 2, 0)
+    assert display.run_eta() == pytest.approx((0 + 6 + 10) / 2 + 10)  # a measured kind: its mean, not its games
 
 
 def test_summary_per_op_and_total():

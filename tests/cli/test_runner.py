@@ -1,12 +1,15 @@
 """`jbag run`'s Dagster runs are one unit: every run carries the same jbag/run_id tag and its step."""
 
 import dagster as dg
+import pytest
 
 from engines import GAMES
-from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id, plan
+import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.cli.checks import ReportedError, error_line
+from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id, parallel_runs, plan
 from jbag_pipeline.assets.transfer import TRANSFER_PAIRS
 from jbag_pipeline.definitions import ALL_ASSETS
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings
 
 
 def test_every_run_of_one_jbag_run_shares_its_run_id_tag(tmp_path):
@@ -43,3 +46,52 @@ def test_default_plan_is_one_run_per_game_then_transfer_pairs_and_the_rest():
     assert rest[:len(TRANSFER_PAIRS)] == sorted(TRANSFER_PAIRS)
     assert len(steps) == len(GAMES) + len(TRANSFER_PAIRS) + 3  # unpartitioned, ingested model, summaries
     assert [key for _, key in plan(ALL_ASSETS, None, ["connect4"])][:2] == ["connect4", "connect4-6x7-to-8x8"]
+
+
+def _folder(path):
+    """A Dagster home on disk (the side-by-side runs need one: workers open it too)."""
+    path.mkdir(parents=True)
+    (path / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    return path
+
+
+SIDE_BY_SIDE = {"select": ["selfplay_games", "state_tokens"], "games": ["connect4", "tictactoe"]}
+
+
+def test_games_runs_side_by_side_on_local_processes_write_what_one_after_another_does(tmp_path):
+    """Two games' runs at once in the local pool's workers: the same lake files as the inline runs in turn."""
+    tables = {}
+    for backend in ("inline", "local"):
+        root = tmp_path / backend
+        instance = dg.DagsterInstance.local_temp(str(_folder(tmp_path / f"{backend}_home")))
+        settings = JbagSettings(preset="smoke", data_dir=str(root))
+        compute = JbagCompute(backend=backend, workers=2 if backend == "local" else None)
+        steps = plan(ALL_ASSETS, [*SIDE_BY_SIDE["select"], "catalog"], SIDE_BY_SIDE["games"])
+        assert parallel_runs(ALL_ASSETS, compute, instance, steps) == (2 if backend == "local" else 1)
+        lines = []
+        results = materialize_all(ALL_ASSETS, settings, **SIDE_BY_SIDE, instance=instance, compute=compute,
+                                  progress=lines.append, run_id=backend)
+        assert [r.partition for r in results] == ["connect4", "tictactoe", None]
+        assert all(r.games == 8 for r in results[:2])  # the workers' games reached this process
+        assert lines[-1].startswith("[3/3] catalog: done in ") and lines[-1].endswith("; run ETA 0s")
+        runs = instance.get_runs(dg.RunsFilter(tags={RUN_TAG: backend}))
+        assert len(runs) == 3 and all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
+        tables[backend] = {p.relative_to(root): p.read_bytes() for p in (root / "lake").rglob("part.parquet")}
+    assert len(tables["local"]) == 6 and tables["local"] == tables["inline"]  # self-play's two tables and tokens
+
+
+def test_a_games_run_failing_in_a_worker_is_one_line_naming_the_file(tmp_path):
+    instance = dg.DagsterInstance.local_temp(str(_folder(tmp_path / "home")))
+    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path / "data"))
+    compute = JbagCompute(backend="local", workers=2)
+    materialize_all(ALL_ASSETS, settings, select=["selfplay_games"], games=SIDE_BY_SIDE["games"],
+                    instance=instance, compute=compute, progress=lambda _: None)
+    broken = lake.partition_path(settings.root(), "selfplay_states", {"game": "tictactoe"})
+    broken.write_bytes(b"not parquet")
+    with pytest.raises(ReportedError) as failed:
+        materialize_all(ALL_ASSETS, settings, select=["state_tokens"], games=SIDE_BY_SIDE["games"],
+                        instance=instance, compute=compute, progress=lambda _: None)
+    line = error_line(failed.value, settings.root())
+    assert line.startswith(f"lake file {broken} ") and "re-materialise the asset that writes table 'selfplay_states'" \
+        in line and "\n" not in line
+    assert lake.partition_path(settings.root(), "state_tokens", {"game": "connect4"}).exists()  # the other run finished
