@@ -1,11 +1,11 @@
 """The JSON-Bag model on ingested games: sampled states -> bags -> prototypes -> P-NNS accuracy.
 
-INGESTED_CHAIN is the self-play chain's steps (assets/model_chain.py) over the ingested tables, partitioned by
-the dynamic partitions INGESTED_GAMES (`ingested_game`, one per game that ingested_games holds; it adds and removes
-them). The lake IO manager reads and writes each game's lake partition game=<key>. Each materialisation records the
-fingerprint of its inputs (ingest/refresh.py), so the inbox sensor and `jbag ingest` rebuild only the partitions of
-changed games (automation/ingested.py). Tokens are computed at ingest (ingest/store.write_batch), in each game's
-ingest mode with the positive-integer rule.
+INGESTED_CHAIN is the self-play chain's computes and checks (assets/model_chain.py) over the ingested tables,
+partitioned by the dynamic partitions INGESTED_GAMES (`ingested_game`, one per game that ingested_games holds; it
+adds and removes them). The lake IO manager reads and writes each game's lake partition game=<key>. Each
+materialisation records the fingerprint of its inputs (ingest/refresh.py), so the inbox sensor and `jbag ingest`
+rebuild only the partitions of changed games (automation/ingested.py). Tokens are computed at ingest
+(ingest/store.write_batch), in each game's ingest mode with the positive-integer rule.
 """
 
 import dagster as dg
@@ -29,7 +29,7 @@ def ingested_blacklist(preset, game: str) -> tuple[str, ...]:
 
 
 def fingerprint(settings, game: str, inputs: tuple[str, ...]) -> dict:
-    """The metadata that says what the partition was built from (ingest/refresh.py reads it back)."""
+    """The metadata that says what the partition was built from (automation/ingested.py reads it back)."""
     return {FINGERPRINT_KEY: input_fingerprint(settings.root(), inputs, game, repr(settings.get_preset()))}
 
 

@@ -11,12 +11,14 @@ from jbag_pipeline.storage.bags_table import filter_tokens
 
 
 def tokens_valid(run, tokens: pl.DataFrame, states: pl.DataFrame) -> dg.AssetCheckResult:
+    """Every token row names a token and counts it at least once."""
     bad = tokens.filter(pl.col("token").is_null() | (pl.col("count") < 1))
     return dg.AssetCheckResult(check_name="tokens_valid", passed=bad.is_empty(),
                                metadata={"null_tokens_or_nonpositive_counts": len(bad)})
 
 
 def terminal_state_in_interval(run, sampled: pl.DataFrame, states: pl.DataFrame, games) -> dg.AssetCheckResult:
+    """Frequency interval samples every game's terminal state."""
     terminal = states.filter("is_terminal").select("game_id", "state_idx")
     interval = sampled.filter(pl.col("frequency") == "interval").select("game_id", "state_idx")
     missing = terminal.join(interval, on=["game_id", "state_idx"], how="anti")
@@ -25,6 +27,7 @@ def terminal_state_in_interval(run, sampled: pl.DataFrame, states: pl.DataFrame,
 
 
 def token_filter(run, bags: pl.DataFrame, tokens: pl.DataFrame, sampled) -> dict:
+    """Which distinct tokens the game's blacklist dropped (recomputed: a step's compute returns only its table)."""
     dropped = filter_tokens(tokens, run.blacklist)[1]
     return {"token_filter": dg.MetadataValue.md(
         f"blacklisted fields {list(run.blacklist)} removed {len(dropped)} distinct tokens: "
@@ -32,6 +35,7 @@ def token_filter(run, bags: pl.DataFrame, tokens: pl.DataFrame, sampled) -> dict
 
 
 def prototype_sizes(run, prototypes: pl.DataFrame, *inputs) -> dict:
+    """Tokens per prototype and the five most likely tokens of each seat's full-frequency prototype."""
     sizes = prototypes.group_by("frequency", "seat").agg(pl.len().alias("tokens")).sort("frequency", "seat")
     top = prototypes.filter(pl.col("frequency") == "full").sort(["seat", "p"], descending=[False, True]) \
         .group_by("seat", maintain_order=True).head(5)
