@@ -1,27 +1,20 @@
 """The JSON-Bag model on ingested games: sampled states -> bags -> prototypes -> P-NNS accuracy.
 
-One factory builds the four assets from INGESTED_STEPS: the table functions of the self-play chain
-(assets/model.py), partitioned by the dynamic partitions INGESTED_GAMES (`ingested_game`, one per game that
-ingested_games holds; it adds and removes them). The lake IO manager reads and writes each game's lake
-partition game=<key>. Each materialisation records the fingerprint of its inputs (ingest/refresh.py), so the
-inbox sensor and `jbag ingest` rebuild only the partitions of changed games (automation/ingested.py). Tokens are
-computed at ingest (ingest/store.write_batch), in each game's ingest mode with the positive-integer rule.
+INGESTED_CHAIN is the self-play chain's computes and checks (assets/model_chain.py) over the ingested tables,
+partitioned by the dynamic partitions INGESTED_GAMES (`ingested_game`, one per game that ingested_games holds; it
+adds and removes them). The lake IO manager reads and writes each game's lake partition game=<key>. Each
+materialisation records the fingerprint of its inputs (ingest/refresh.py), so the inbox sensor and `jbag ingest`
+rebuild only the partitions of changed games (automation/ingested.py). Tokens are computed at ingest
+(ingest/store.write_batch), in each game's ingest mode with the positive-integer rule.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import dagster as dg
-import polars as pl
 
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.analysis.classification import winner_classification_table
+from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
+from jbag_pipeline.assets.model_chain import (ACCURACY_IN_RANGE, BAGS_SUM_TO_ONE, PROTOTYPES_SUM_TO_ONE, Chain, Step,
+                                              bag, chain_assets, classify, prototype, sample)
 from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint
 from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE
-from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
-from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.sampling import sampled_states as sample_states
-from jbag_pipeline.storage.sql import run_sql
 
 SAMPLED_TABLE = "ingested_sampled_states"
 BAGS_TABLE = "ingested_bags"
@@ -35,52 +28,30 @@ def ingested_blacklist(preset, game: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*preset.blacklist_for(game), *TAG_TURN_ORDER_FIELDS)))
 
 
-@dataclass(frozen=True)
-class IngestedStep:
-    """One model step on ingested games: the table it writes, the tables it reads (in the order `compute` takes
-    them) and compute(preset, game, *inputs) -> the game's partition."""
-
-    table: str
-    inputs: tuple[str, ...]
-    compute: Callable[..., pl.DataFrame]
-    description: str
+def fingerprint(settings, game: str, inputs: tuple[str, ...]) -> dict:
+    """The metadata that says what the partition was built from (automation/ingested.py reads it back)."""
+    return {FINGERPRINT_KEY: input_fingerprint(settings.root(), inputs, game, repr(settings.get_preset()))}
 
 
-INGESTED_STEPS = [
-    IngestedStep(SAMPLED_TABLE, (STATES_TABLE, GAMES_TABLE),
-                 lambda preset, game, states, games: sample_states(states, games, preset.seed),
-                 "Which ingested states enter a training bag under each tokenization frequency."),
-    IngestedStep(BAGS_TABLE, (TOKENS_TABLE, SAMPLED_TABLE),
-                 lambda preset, game, tokens, sampled: trajectory_bags_table(
-                     tokens, sampled, ingested_blacklist(preset, game), preset.duckdb_memory_limit)[0],
-                 "One normalised bag per (frequency, ingested game), the game's blacklisted fields filtered."),
-    IngestedStep(PROTOTYPES_TABLE, (BAGS_TABLE, GAMES_TABLE),
-                 lambda preset, game, bags, games: run_sql("winner_prototypes", {
-                     "trajectory_bags": bags, "games": games}, memory_limit=preset.duckdb_memory_limit),
-                 "Per ingested game, frequency and seat: the token distribution of the games that seat won."),
-    IngestedStep(CLASSIFICATION_TABLE, (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE),
-                 lambda preset, game, tokens, states, games: winner_classification_table(
-                     tokens, states, games, test_share=preset.test_share, blacklist=ingested_blacklist(preset, game)),
-                 "P-NNS winner prediction on held-out ingested games, whole and cut at 25/50/75%."),
-]
+INGESTED_CHAIN = Chain(
+    tables={"states": STATES_TABLE, "games": GAMES_TABLE, "tokens": TOKENS_TABLE, "sampled": SAMPLED_TABLE,
+            "bags": BAGS_TABLE, "prototypes": PROTOTYPES_TABLE, "classification": CLASSIFICATION_TABLE},
+    steps=(
+        Step("sampled", ("states", "games"), sample,
+             "Which ingested states enter a training bag under each tokenization frequency."),
+        Step("bags", ("tokens", "sampled"), bag,
+             "One normalised bag per (frequency, ingested game), the game's blacklisted fields filtered.",
+             (BAGS_SUM_TO_ONE,)),
+        Step("prototypes", ("bags", "games"), prototype,
+             "Per ingested game, frequency and seat: the token distribution of the games that seat won.",
+             (PROTOTYPES_SUM_TO_ONE,)),
+        Step("classification", ("tokens", "states", "games"), classify,
+             "P-NNS winner prediction on held-out ingested games, whole and cut at 25/50/75%.", (ACCURACY_IN_RANGE,)),
+    ),
+    partitions_def=INGESTED_GAMES, group_name="ingest", blacklist=ingested_blacklist, metadata=fingerprint)
 
-
-MODEL_TABLES = [step.table for step in INGESTED_STEPS]
-CHAIN = [(step.table, step.inputs) for step in INGESTED_STEPS]
-
-
-def ingested_model_asset(step: IngestedStep) -> dg.AssetsDefinition:
-    """The asset of `step.table`, one partition per ingested game; records the fingerprint of the inputs it read."""
-
-    @dg.asset(name=step.table, group_name="ingest", partitions_def=INGESTED_GAMES, description=step.description,
-              ins={table: dg.AssetIn(table) for table in step.inputs})
-    def build(context: dg.AssetExecutionContext, settings: JbagSettings, **inputs: pl.DataFrame):
-        preset, game = settings.get_preset(), context.partition_key
-        fingerprint = input_fingerprint(settings.root(), step.inputs, game, repr(preset))
-        frame = step.compute(preset, game, *(inputs[table] for table in step.inputs))
-        return dg.Output(frame, metadata={FINGERPRINT_KEY: fingerprint})
-
-    return build
+CHAIN = INGESTED_CHAIN.links()  # (table, input tables) in build order: what automation/ingested.py checks for staleness
+MODEL_TABLES = [table for table, _ in CHAIN]
 
 
 def partition_changes(instance: dg.DagsterInstance, games: list[str]) -> tuple[list[str], list[str]]:
@@ -99,4 +70,4 @@ def sync_partitions(instance: dg.DagsterInstance, games: list[str]) -> tuple[lis
     return add, delete
 
 
-INGESTED_MODEL_ASSETS = [ingested_model_asset(step) for step in INGESTED_STEPS]
+INGESTED_MODEL_ASSETS = chain_assets(INGESTED_CHAIN)

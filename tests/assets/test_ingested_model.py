@@ -1,6 +1,6 @@
 """The ingested_* model assets materialise per `ingested_game` partition (sampled states, bags, prototypes, P-NNS);
 ingested_games adds and removes those dynamic partitions, and only the partitions of changed games are rebuilt.
-The assets declare no asset checks."""
+Their asset checks (sum to one, accuracy in range) are the self-play chain's."""
 
 import dagster as dg
 import polars as pl
@@ -12,7 +12,7 @@ from jbag_pipeline.assets.ingested_model import INGESTED_GAMES, INGESTED_MODEL_A
 from jbag_pipeline.automation.ingested import ROOT_INPUTS, changed_games
 from jbag_pipeline.cli.ingest import run_ingest
 from jbag_pipeline.resources import JbagSettings, settings_from_env
-from tests.helpers.materialize import check_results, materialize_with
+from tests.helpers.materialize import check_results, declared_checks, materialize_with
 from tests.helpers.nim_files import nim_file, nim_inbox
 
 
@@ -70,8 +70,12 @@ def test_each_asset_writes_its_games_lake_partition_and_nothing_is_stale_after(r
     assert changed_games(instance, settings) == {}
 
 
-def test_ingested_model_declares_no_checks(run):
-    assert check_results(run[1]) == {}
+def test_ingested_model_checks_run_and_pass(run):
+    checks = check_results(run[1])
+    assert set(checks) == declared_checks(INGESTED_MODEL_ASSETS) == {
+        ("ingested_bags", "bags_sum_to_one"), ("ingested_prototypes", "prototypes_sum_to_one"),
+        ("ingested_classification", "accuracy_in_range")}
+    assert all(checks.values()), checks
 
 
 def test_a_newly_ingested_game_appears_as_a_dynamic_partition_and_a_removed_one_goes(tmp_path):
