@@ -64,6 +64,8 @@ TARGETS = (
            r"4x.*", "s", "ratio", "<=", 1.25),
     Target("smoke self-play on local (2 processes) >= 1.6x inline", r"compute/smoke_selfplay",
            r"local 2 processes vs inline", "speedup x", "median", ">=", 1.6),
+    Target("one jbag run on local (2 processes) >= 1.6x inline, smoke and demo", r"jbag_run/(smoke|demo)",
+           r"local \(2 processes\) vs inline", "speedup x", "median", ">=", 1.6),
 )
 
 
