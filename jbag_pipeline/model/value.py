@@ -296,15 +296,17 @@ OUTSIDE_FEATURES = "<prototype mass outside the feature list>"  # no tokenized s
 class TagJsonBagValue(DeterminizedJsonBagValue):
     """The JSON-Bag value of the authors' agent (their JSONBagHeuristic) over our states in TAG's dialect.
 
-    Tokens come from `to_json(dialect="tag")`; the trajectory bag starts with `initial_document` (the game's
-    initial state) at every reset and adds the state of each decision; candidate and trajectory are restricted
-    to `features`. Each prototype is normalised over all its tokens, as their agent does: its mass outside the
-    feature list sits in one column (OUTSIDE_FEATURES) that no state fills, which gives the same JSD as the
-    full token union (tokens one side lacks add their share, whatever their number). Nothing is filtered
-    besides the feature list.
+    Tokens come from `to_json(dialect="tag")`; the trajectory bag starts with the game's initial state and adds
+    the state of each decision; candidate and trajectory are restricted to `features`. The initial state is
+    each game's own (begin_game, which OSLAAgent calls with the seat's sample of it, as TAG's initializePlayer
+    does), else `initial_document` at every reset. Each prototype is normalised over all its tokens, as their
+    agent does: its mass outside the feature list sits in one column (OUTSIDE_FEATURES) that no state fills,
+    which gives the same JSD as the full token union (tokens one side lacks add their share, whatever their
+    number). Nothing is filtered besides the feature list.
     """
 
-    def __init__(self, prototypes_by_seat: Sequence[Bag], features: Sequence[str], initial_document: dict):
+    def __init__(self, prototypes_by_seat: Sequence[Bag], features: Sequence[str],
+                 initial_document: dict | None = None):
         features = list(dict.fromkeys(features))
         if not features or OUTSIDE_FEATURES in features:
             raise ValueError("TagJsonBagValue: features must be a non-empty list of state tokens")
@@ -320,12 +322,21 @@ class TagJsonBagValue(DeterminizedJsonBagValue):
         return state.to_json(dialect="tag")
 
     def reset(self) -> None:
-        """Start a new game: the trajectory bag holds the initial state only."""
+        """Start a new game: the trajectory bag holds `initial_document` only (empty without one)."""
         super().reset()
-        if self.initial_document is None:
-            return
+        if self.initial_document is not None:
+            self._start_from(self.initial_document)
+
+    def begin_game(self, state, seat: int) -> None:
+        """Start this game from its own initial state: the trajectory bag holds `state`'s document only."""
+        self._check_seat(seat)
+        super().reset()
+        self._start_from(self.document(state))
+
+    def _start_from(self, document: dict) -> None:
+        """Put `document`'s tokens into the (empty) trajectory bag."""
         columns, counts = [], []
-        mass = self._change_columns({}, self.initial_document, columns, counts)
+        mass = self._change_columns({}, document, columns, counts)
         self.trajectory = self.trajectory + np.bincount(columns, counts, len(self.features))
         self.trajectory_outside += mass - self.trajectory.sum()
         self._trajectory_mass += mass
