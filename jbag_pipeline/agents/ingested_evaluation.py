@@ -64,8 +64,9 @@ def unplayable_reason(game: str, engine: str | None, n_players: int | None, game
     never = [seat for seat in range(n_players) if seat not in won]
     if never:
         seats = ", ".join(str(seat) for seat in never)
-        return (f"seat {seats} won none of its {len(games)} ingested games: no winner prototype to value "
-                f"{'its' if len(never) == 1 else 'their'} positions by")
+        one = len(never) == 1
+        return (f"{'seat' if one else 'seats'} {seats} won none of its {len(games)} ingested games: no winner "
+                f"prototype to value {'its' if one else 'their'} positions by")
     return None
 
 

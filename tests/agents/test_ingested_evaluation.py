@@ -54,7 +54,7 @@ def test_reasons_a_game_cannot_be_played():
                                                                         _prototypes("random"))
     assert unplayable_reason("connect4", "connect4", 2, _games([1, 1, None]), prototypes) == \
         "seat 0 won none of its 3 ingested games: no winner prototype to value its positions by"
-    assert "seat 0, 1 won none of its 1 ingested games" in unplayable_reason("connect4", "connect4", 2,
+    assert "seats 0, 1 won none of its 1 ingested games" in unplayable_reason("connect4", "connect4", 2,
                                                                              _games([None]), prototypes)
 
 
