@@ -37,7 +37,8 @@ def agent_seed(match_seed: int, seat: int) -> int:
 
 
 def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000) -> MatchRecord:
-    """Play one game of `game` from `game.new_state(seed)`; agents[seat] plays seat; agents are re-seeded."""
+    """Play one game of `game` from `game.new_state(seed)`; agents[seat] plays seat; agents are re-seeded, then
+    those with a begin_game(state, seat) method get the initial state."""
     if len(agents) != game.n_players:
         raise ValueError(f"play_match: {game.name} needs {game.n_players} agents, got {len(agents)}")
     if len({id(agent) for agent in agents}) != len(agents):
@@ -47,6 +48,10 @@ def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000) 
             raise ValueError(f"play_match: the agent in seat {seat} has no reset(seed) method")
         agent.reset(agent_seed(seed, seat))
     state = game.new_state(seed=seed)
+    for seat, agent in enumerate(agents):  # agents that keep the initial state see it (TAG's initializePlayer)
+        begin_game = getattr(agent, "begin_game", None)
+        if callable(begin_game):
+            begin_game(state, seat)
     recorder = _Recorder(seed, state)
     while not state.is_terminal():
         if recorder.record.n_actions >= max_actions:

@@ -262,9 +262,37 @@ def _published_section(report: Report, root: Path) -> None:
                [published_comparison(lake.read_table(root, "published_vf_evaluation"), verdicts)])
 
 
+def ingested_comparison(ingested: pl.DataFrame, published: pl.DataFrame | None) -> pl.DataFrame:
+    """Per ingested game: the JSON-Bag OSLA of its ingested prototypes in our engine (overall row, or why skipped)
+    beside the authors' published value function in the same engine, when the lake has their evaluation."""
+    rows = ingested.filter(pl.col("scope").is_in(["overall", "skipped"])).select(
+        "game", "engine", "ingested_games", "games", "win_rate", "win_rate_low", "win_rate_high", "control_win_rate",
+        "p_value_holm", "verdict", "note")
+    if published is not None:
+        theirs = published.filter(pl.col("scope") == "overall").select(
+            pl.col("game").alias("engine"), pl.col("win_rate").alias("published_win_rate"),
+            pl.col("verdict").alias("published_verdict"))
+        rows = rows.join(theirs, on="engine", how="left")
+    return rows.sort("game")
+
+
+def _ingested_section(report: Report, root: Path) -> None:
+    published = lake.read_table(root, "published_vf_evaluation") \
+        if lake.table_exists(root, "published_vf_evaluation") else None
+    report.add("Ingested TAG trajectories as training data",
+               "Per ingested TAG game that one of our engines plays: a JSON-Bag OSLA valuing our states in TAG's "
+               "JSON dialect by the winner prototypes of the ingested games (every state, the game's ingest "
+               "mode), in each seat against baseline OSLAs; win rate (95% Wilson) overall against the control "
+               "(exact test stratified by seat). Beside: the authors' published value function in the same "
+               "engine. Games we cannot play are skipped, with the reason. Per-seat rows: the "
+               "ingested_vf_evaluation view.",
+               [ingested_comparison(lake.read_table(root, "ingested_vf_evaluation"), published)])
+
+
 SECTIONS = [("verdicts", _verdict_section), ("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
             ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
             ("reference_reproduction", _reference_section), ("published_vf_evaluation", _published_section),
+            ("ingested_vf_evaluation", _ingested_section),
             ("tictactoe_compression", _tictactoe_section), ("tictactoe_jsonbag", _tictactoe_jsonbag_section)]
 
 

@@ -6,7 +6,7 @@ from engines.agents.openspiel_mcts import OpenSpielMCTSAgent  # imports pyspiel 
 from engines.agents.osla import OSLAAgent, ScoreValue
 from engines.agents.random_agent import RandomAgent
 from engines.agents.simultaneous_osla import SimultaneousOSLAAgent
-from engines.agents.value_function import MemorylessValue, ValueFunction
+from engines.agents.value_function import GameStartValue, MemorylessValue, ValueFunction
 
-__all__ = ["MCTSAgent", "MemorylessValue", "OSLAAgent", "OpenSpielMCTSAgent", "RandomAgent", "ScoreValue",
-           "SimultaneousOSLAAgent", "ValueFunction", "baseline_agent", "baseline_value"]
+__all__ = ["GameStartValue", "MCTSAgent", "MemorylessValue", "OSLAAgent", "OpenSpielMCTSAgent", "RandomAgent",
+           "ScoreValue", "SimultaneousOSLAAgent", "ValueFunction", "baseline_agent", "baseline_value"]

@@ -10,7 +10,8 @@ from engines.base import State
 @runtime_checkable
 class ValueFunction(Protocol):
     """OSLAAgent calls reset() at every new game, begin_decision(sample, seat) once per decision with the
-    decision's determinized sample, then value(child, seat) for each child (larger is better for `seat`)."""
+    decision's determinized sample, then value(child, seat) for each child (larger is better for `seat`).
+    A value that also wants each game's initial state implements GameStartValue."""
 
     def reset(self) -> None:
         """Start a new game (forget what the last one added)."""
@@ -20,6 +21,15 @@ class ValueFunction(Protocol):
 
     def value(self, state: State, seat: int) -> float:
         """What `state` is worth to `seat`."""
+
+
+@runtime_checkable
+class GameStartValue(Protocol):
+    """A value that starts each game from its initial state, as TAG's initializePlayer hands every player its
+    observation of the initial state: OSLAAgent.begin_game calls begin_game(sample, seat) after reset()."""
+
+    def begin_game(self, state: State, seat: int) -> None:
+        """See the game's initial state (`seat`'s determinized sample of it) before any decision."""
 
 
 class MemorylessValue(ValueFunction):

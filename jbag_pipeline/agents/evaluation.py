@@ -102,8 +102,10 @@ def _check_games_per_seat(games_per_seat: int, where: str) -> None:
 
 def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
                     value_factory: Callable[[], DeterminizedJsonBagValue], games_per_seat: int,
-                    base_seed: int, compute: Compute | None = None) -> pl.DataFrame:
-    """`games_per_seat` games with the JSON-Bag OSLA in each seat, baseline OSLAs elsewhere; one row per game.
+                    base_seed: int, compute: Compute | None = None,
+                    agent_class: type[JsonBagOSLAAgent] = JsonBagOSLAAgent) -> pl.DataFrame:
+    """`games_per_seat` games with the JSON-Bag OSLA (`agent_class`) in each seat, baseline OSLAs elsewhere; one
+    row per game.
 
     value_factory() builds the JSON-Bag value once, here; play_match re-seeds every agent per game. The games
     run on `compute` (None: inline), rows in (seat, index) order. score is
@@ -111,7 +113,7 @@ def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
     """
     _check_games_per_seat(games_per_seat, "play_evaluation")
     game = load_game(game_name, **params)
-    jsonbag = JsonBagOSLAAgent(value_factory())
+    jsonbag = agent_class(value_factory())
     if jsonbag.value_function.frequency != frequency:
         raise ValueError(f"play_evaluation: value_factory built a value for frequency "
                          f"{jsonbag.value_function.frequency!r}, not {frequency!r}")

@@ -15,8 +15,10 @@ import math
 
 import numpy as np
 
+from engines.agents.baseline import SIMULTANEOUS_GAMES
 from engines.agents.osla import OSLAAgent, terminal_value
-from engines.base import Action
+from engines.agents.simultaneous_osla import finish_round_randomly
+from engines.base import Action, State
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 
 
@@ -46,3 +48,22 @@ class JsonBagOSLAAgent(OSLAAgent):
             for position, value in zip(open_positions, batch.tolist()):
                 values[position] = value
         return values
+
+
+class SimultaneousJsonBagOSLAAgent(JsonBagOSLAAgent):
+    """JsonBagOSLAAgent whose children are played on by random legal moves until the round's secret choices are
+    resolved, as SimultaneousOSLAAgent's are (the authors' JSON-Bag OSLA in 7 Wonders runs in this mode)."""
+
+    def __init__(self, value: DeterminizedJsonBagValue, seed: int = 0):
+        super().__init__(value, seed)
+        self.name = f"simultaneous_{self.name}"
+
+    def child(self, sample: State, action: Action) -> State:
+        child = super().child(sample, action)
+        finish_round_randomly(child, self._rng)
+        return child
+
+
+def jsonbag_agent_class(game_name: str) -> type[JsonBagOSLAAgent]:
+    """The JSON-Bag OSLA the authors play `game_name` with: simultaneous for the games whose baseline is."""
+    return SimultaneousJsonBagOSLAAgent if game_name in SIMULTANEOUS_GAMES else JsonBagOSLAAgent

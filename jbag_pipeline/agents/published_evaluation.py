@@ -1,5 +1,9 @@
 """The authors' published value functions playing in our engines: their JSON-Bag OSLA (TagJsonBagValue) in each
-seat against baseline OSLAs, beside the control arm on the same seeds, summarised as [Verdicts] does."""
+seat against baseline OSLAs, beside the control arm on the same seeds, summarised as [Verdicts] does.
+
+As their agent, it sees determinized states only (TAG hands a player `copy(playerID)`): each game's bag starts
+with its seat's sample of that game's initial state (OSLAAgent.begin_game), then adds each decision's sample;
+in 7 Wonders it plays each child on to the end of the round (SimultaneousJsonBagOSLAAgent), as their agent does."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import polars as pl
 
 from engines import load_game
 from jbag_pipeline.agents.evaluation import play_control, play_evaluation
+from jbag_pipeline.agents.jsonbag_agent import jsonbag_agent_class
 from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import (PublishedValueFunction, check_seats, tag_dialect_problem,
@@ -19,10 +24,10 @@ PUBLISHED_VARIANT = "published"  # feature_variant of the evaluation games: the 
 
 
 def published_value(value: PublishedValueFunction, game_name: str, params: dict) -> TagJsonBagValue:
-    """The authors' value for our engine's `game_name`: their prototypes and features, the initial TAG document."""
-    engine = load_game(game_name, **params)
-    check_seats(value, engine.n_players)
-    return TagJsonBagValue(value.prototypes, value.features, engine.new_state(0).to_json(dialect="tag"))
+    """The authors' value for our engine's `game_name`: their prototypes and features; each game's bag starts
+    with the agent's sample of that game's initial state (OSLAAgent.begin_game)."""
+    check_seats(value, load_game(game_name, **params).n_players)
+    return TagJsonBagValue(value.prototypes, value.features)
 
 
 def skipped_row(game: str, reason: str, unreachable: int | None = None) -> pl.DataFrame:
@@ -52,7 +57,7 @@ def evaluate_published(game: str, value: PublishedValueFunction, params: dict, g
     if games_per_seat < 1:
         return skipped_row(game, f"games_per_seat is {games_per_seat}", count)
     games = play_evaluation(game, params, "full", PUBLISHED_VARIANT, lambda: published_value(value, game, params),
-                            games_per_seat, base_seed, compute)
+                            games_per_seat, base_seed, compute, jsonbag_agent_class(game))
     control = play_control(game, params, games_per_seat, base_seed, compute)
     summary = summarise(games, control_table(control), keys=("game",))
     return conform(summary.rename({"n": "games"}).with_columns(

@@ -23,7 +23,8 @@ ASSET_NAMES = (
     "stability_summary", "transfer_results", "token_mappings", "tictactoe_values", "tictactoe_compression",
     "tictactoe_jsonbag", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine",
     "ingested_games", "ingested_sampled_states", "ingested_bags", "ingested_prototypes", "ingested_classification",
-    "reference_reproduction", "published_value_functions", "published_vf_evaluation", "catalog", "report",
+    "reference_reproduction", "published_value_functions", "published_vf_evaluation", "ingested_vf_evaluation",
+    "catalog", "report",
 )
 # the run seed is scikit-learn's random_state of every Random Forest (0..2^32-1, checked end to end on the smoke
 # preset); 2^32..2^63-1 would pass Dagster and numpy but fail in the first forest

@@ -47,7 +47,10 @@ def _game_of(partition_key: str) -> str:
 # unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
 GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
 # assets outside the default selection: they run only when --select names them
-OPT_IN_ASSETS = {"reference_reproduction", "published_value_functions", "published_vf_evaluation"}
+OPT_IN_ASSETS = {"reference_reproduction", "published_value_functions", "published_vf_evaluation",
+                 "ingested_vf_evaluation"}
+# unpartitioned assets that read the ingested model's lake tables: run in a step of their own after it
+AFTER_INGESTED_ASSETS = ("ingested_vf_evaluation",)
 # unpartitioned assets that read every lake table: run in a step of their own after all others (the catalog
 # declares no dependency on opt-in assets, so in one step Dagster might build it first)
 SUMMARY_ASSETS = ("catalog", "report")
@@ -56,8 +59,8 @@ SUMMARY_ASSETS = ("catalog", "report")
 def plan(assets_defs, select: list[str] | None, games: list[str] | None):
     """Steps in order: assets partitioned by game (once per game), then other partitioned assets (once per
     transfer pair), then the unpartitioned assets, then the ingested model (partition CHANGED_INGESTED_GAMES: once
-    per changed ingested game), then the summary assets. A `select` always includes the catalog, so that its views
-    show what the run wrote."""
+    per changed ingested game), then the assets that read it (AFTER_INGESTED_ASSETS), then the summary assets. A
+    `select` always includes the catalog, so that its views show what the run wrote."""
     known = set(asset_names(assets_defs))
     chosen = set(select or known - OPT_IN_ASSETS)
     if select and "catalog" in known:
@@ -87,8 +90,10 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None):
             if games is None or _game_of(key) in games:
                 steps.append((groups[partitions_def], key))
     unpartitioned = groups.get(None, [])
-    steps += [([k for k in unpartitioned if k not in SUMMARY_ASSETS], None)]
-    steps += [(per_ingested_game, CHANGED_INGESTED_GAMES), ([k for k in unpartitioned if k in SUMMARY_ASSETS], None)]
+    steps += [([k for k in unpartitioned if k not in (*SUMMARY_ASSETS, *AFTER_INGESTED_ASSETS)], None)]
+    steps += [(per_ingested_game, CHANGED_INGESTED_GAMES),
+              ([k for k in unpartitioned if k in AFTER_INGESTED_ASSETS], None),
+              ([k for k in unpartitioned if k in SUMMARY_ASSETS], None)]
     return [(keys, partition) for keys, partition in steps if keys]
 
 

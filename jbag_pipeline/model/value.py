@@ -3,7 +3,8 @@
 One formula, V_i = (1 - d_i) / sum_j (1 - d_j) (seat_values), for the value objects here and every caller.
 JsonBagValue tokenizes the seat's observation of each state; DeterminizedJsonBagValue (the evaluation's
 agent) counts determinized states' to_json() by their changes and values many candidates in one batch;
-TagJsonBagValue is the authors' published agent over our states in TAG's dialect.
+TagJsonBagValue is the authors' published agent over our states in TAG's dialect, IngestedTagValue the same kind
+of agent with winner prototypes learnt from ingested TAG trajectories.
 """
 
 from __future__ import annotations
@@ -293,18 +294,41 @@ class DeterminizedJsonBagValue(JsonBagValue):
 OUTSIDE_FEATURES = "<prototype mass outside the feature list>"  # no tokenized state has it (tokens start with ".")
 
 
-class TagJsonBagValue(DeterminizedJsonBagValue):
+class TagDocumentValue(DeterminizedJsonBagValue):
+    """DeterminizedJsonBagValue over `to_json(dialect="tag")` whose trajectory bag starts with each game's initial
+    state: begin_game, which OSLAAgent calls with the seat's sample of it (TAG's initializePlayer)."""
+
+    def document(self, state) -> dict:
+        return state.to_json(dialect="tag")
+
+    def begin_game(self, state, seat: int) -> None:
+        """Start this game from its own initial state: the trajectory bag holds `state`'s document only."""
+        self._check_seat(seat)
+        DeterminizedJsonBagValue.reset(self)
+        self._start_from(self.document(state))
+
+    def _start_from(self, document: dict) -> None:
+        """Put `document`'s tokens into the (empty) trajectory bag."""
+        columns, counts = [], []
+        mass = self._change_columns({}, document, columns, counts)
+        self.trajectory = self.trajectory + np.bincount(columns, counts, len(self.features))
+        self.trajectory_outside += mass - self.trajectory.sum()
+        self._trajectory_mass += mass
+        self._base, self._base_mass = self.trajectory.copy(), self._trajectory_mass
+
+
+class TagJsonBagValue(TagDocumentValue):
     """The JSON-Bag value of the authors' agent (their JSONBagHeuristic) over our states in TAG's dialect.
 
-    Tokens come from `to_json(dialect="tag")`; the trajectory bag starts with `initial_document` (the game's
-    initial state) at every reset and adds the state of each decision; candidate and trajectory are restricted
-    to `features`. Each prototype is normalised over all its tokens, as their agent does: its mass outside the
-    feature list sits in one column (OUTSIDE_FEATURES) that no state fills, which gives the same JSD as the
-    full token union (tokens one side lacks add their share, whatever their number). Nothing is filtered
-    besides the feature list.
+    The trajectory bag starts with the game's initial state (begin_game; else `initial_document` at every
+    reset) and adds the state of each decision; candidate and trajectory are restricted to `features`. Each
+    prototype is normalised over all its tokens, as their agent does: its mass outside the feature list sits in
+    one column (OUTSIDE_FEATURES) that no state fills, which gives the same JSD as the full token union (tokens
+    one side lacks add their share, whatever their number). Nothing is filtered besides the feature list.
     """
 
-    def __init__(self, prototypes_by_seat: Sequence[Bag], features: Sequence[str], initial_document: dict):
+    def __init__(self, prototypes_by_seat: Sequence[Bag], features: Sequence[str],
+                 initial_document: dict | None = None):
         features = list(dict.fromkeys(features))
         if not features or OUTSIDE_FEATURES in features:
             raise ValueError("TagJsonBagValue: features must be a non-empty list of state tokens")
@@ -316,20 +340,46 @@ class TagJsonBagValue(DeterminizedJsonBagValue):
         self.initial_document = initial_document
         self.reset()
 
-    def document(self, state) -> dict:
-        return state.to_json(dialect="tag")
-
     def reset(self) -> None:
-        """Start a new game: the trajectory bag holds the initial state only."""
+        """Start a new game: the trajectory bag holds `initial_document` only (empty without one)."""
         super().reset()
-        if self.initial_document is None:
-            return
-        columns, counts = [], []
-        mass = self._change_columns({}, self.initial_document, columns, counts)
-        self.trajectory = self.trajectory + np.bincount(columns, counts, len(self.features))
-        self.trajectory_outside += mass - self.trajectory.sum()
-        self._trajectory_mass += mass
-        self._base, self._base_mass = self.trajectory.copy(), self._trajectory_mass
+        if self.initial_document is not None:
+            self._start_from(self.initial_document)
+
+
+class IngestedTagValue(TagDocumentValue):
+    """The JSON-Bag value of winner prototypes learnt from ingested TAG trajectories, over our states in TAG's
+    dialect, tokenized as the ingest tokenized them: its `mode`, positive-integer tokens on, `token_filter` (the
+    ingested bags' blacklist) applied. Every token counts (exact JSD over the full token union); the bag starts
+    with each game's initial state (begin_game) and adds each decision's sample. Mode both counts documents by
+    their changes; the other modes tokenize each whole document.
+    """
+
+    def __init__(self, prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag], mode: str, token_filter: TokenFilter):
+        if mode not in MODES:
+            raise ValueError(f"IngestedTagValue: mode must be one of {MODES}, got {mode!r}")
+        self.token_mode = mode
+        self._old_document, self._old_tokens = None, {}
+        super().__init__(prototypes_by_seat, None, frequency="full", token_filter=token_filter)
+
+    def _change_columns(self, old: dict | list, new: dict | list, columns: list, counts: list) -> int:
+        if self.token_mode == "both":
+            return super()._change_columns(old, new, columns, counts)
+        if old is not self._old_document:  # a decision's children all share the same old document
+            self._old_document, self._old_tokens = old, self._whole_tokens(old)
+        before, after, mass = self._old_tokens, self._whole_tokens(new), 0
+        for token in [*after, *(t for t in before if t not in after)]:
+            change = after.get(token, 0) - before.get(token, 0)
+            column = self._column(token) if change else _IGNORED
+            if column >= 0:
+                columns.append(column)
+                counts.append(change)
+            if column >= 0 or column == _OUTSIDE:
+                mass += change
+        return mass
+
+    def _whole_tokens(self, document: dict | list) -> dict[str, int]:
+        return tokenize_state(document, mode=self.token_mode, num_suffix=True) if document else {}
 
 
 _CONTAINERS = (dict, list)

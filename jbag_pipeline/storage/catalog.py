@@ -76,6 +76,7 @@ VIEWS: dict[str, str] = {
     "ingested_bags": "ingested_bags",
     "ingested_prototypes": "ingested_prototypes",
     "ingested_classification": "ingested_classification",
+    "ingested_vf_evaluation": "ingested_vf_evaluation",
     "quarantine": "ingest_quarantine",
 }
 

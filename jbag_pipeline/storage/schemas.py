@@ -107,6 +107,15 @@ PUBLISHED_VF_EVALUATION = {
     "verdict": pl.String, "min_detectable_difference": pl.Float64, "unreachable_features": pl.Int32,
     "note": pl.String,
 }
+# winner prototypes of ingested TAG trajectories played in our engine of the game (TAG dialect) against the
+# control, per ingested game and scope; a game that cannot be played has one row, scope "skipped", and the reason
+INGESTED_VF_EVALUATION = {
+    "game": pl.String, "engine": pl.String, "prototype_frequency": pl.String, "scope": pl.String, "seat": pl.Int8,
+    "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64, "win_rate": pl.Float64,
+    "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
+    "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64, "verdict": pl.String,
+    "min_detectable_difference": pl.Float64, "ingested_games": pl.Int64, "note": pl.String,
+}
 
 # tic-tac-toe: exact win/draw/loss of an agent per setting (tictactoe/table.py SETTINGS), from the agent's side
 TICTACTOE_OUTCOMES = {f"{setting}_{outcome}": pl.Float64
@@ -151,6 +160,7 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "winner_classification": CLASSIFICATION, "variant_classification": CLASSIFICATION,
     "ingested_classification": CLASSIFICATION, "reference_reproduction": REFERENCE_REPRODUCTION,
     "published_value_functions": PUBLISHED_VALUE_FUNCTIONS, "published_vf_evaluation": PUBLISHED_VF_EVALUATION,
+    "ingested_vf_evaluation": INGESTED_VF_EVALUATION,
     "evaluation_games": EVALUATION_GAMES_STORED, "stability_games": STABILITY_GAMES,
     "evaluation_control": EVALUATION_CONTROL,
     "evaluation_summary": EVALUATION_SUMMARY, "paper_table_1": PAPER_TABLE_1, "paper_table_2": PAPER_TABLE_2,

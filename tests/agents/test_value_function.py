@@ -1,10 +1,14 @@
-"""Every value class is an engines.agents.ValueFunction, and OSLA takes nothing else."""
+"""Every value class is an engines.agents.ValueFunction, and OSLA takes nothing else; a GameStartValue gets each
+game's initial state (the seat's sample of it) from play_match through OSLA."""
 
 import pytest
 
-from engines.agents import MemorylessValue, OSLAAgent, ScoreValue, SimultaneousOSLAAgent, ValueFunction
+from engines.agents import (GameStartValue, MemorylessValue, OSLAAgent, ScoreValue, SimultaneousOSLAAgent,
+                            ValueFunction)
 from engines.agents.baseline import BASELINE_HEURISTIC, baseline_value
 from engines.agents.heuristics import HEURISTICS
+from engines.match import play_match
+from engines.sea_salt_paper.game import SeaSaltPaper
 from engines.tictactoe import TicTacToe
 from jbag_pipeline.model.value import DeterminizedJsonBagValue, JsonBagValue
 
@@ -52,3 +56,55 @@ def test_osla_resets_its_value_at_every_game_and_rejects_what_is_not_a_value_fun
     for make in (OSLAAgent, SimultaneousOSLAAgent):
         with pytest.raises(ValueError, match="must be a ValueFunction"):
             make(value=NoReset())
+
+
+class StartRecording(MemorylessValue):
+    """A GameStartValue that records the initial samples and the decisions' samples it was shown."""
+
+    def __init__(self):
+        self.starts, self.samples = [], []
+
+    def begin_game(self, state, seat):
+        self.starts.append((state, seat))
+
+    def begin_decision(self, state, seat):
+        self.samples.append(state.to_json())
+
+    def value(self, state, seat):
+        return 0.0
+
+
+class DecisionRecording(StartRecording):
+    begin_game = None  # the same value without the hook: not a GameStartValue
+
+
+def test_play_match_hands_a_game_start_value_its_seats_sample_of_the_initial_state():
+    game, seed, seat = SeaSaltPaper(), 17, 2
+    initial = game.new_state(seed)
+    with_hook, without = StartRecording(), DecisionRecording()
+    assert isinstance(with_hook, GameStartValue) and not isinstance(without, GameStartValue)
+    records = []
+    for value in (with_hook, without):
+        agents = [OSLAAgent(value=value if p == seat else ScoreValue()) for p in range(game.n_players)]
+        records.append(play_match(game, agents, seed=seed))
+    [(sample, seen_by)] = with_hook.starts  # once per game, after reset, with the agent's seat
+    assert seen_by == seat and sample is not initial
+    assert sample.observation_json(seat) == initial.observation_json(seat)  # the seat's view of the deal, as it is
+    assert sample.to_json() != initial.to_json()  # what it cannot see is re-sampled
+    assert records[0].actions == records[1].actions  # the decisions' draws do not move with the hook
+    assert with_hook.samples == without.samples
+
+
+def test_an_agent_without_begin_game_still_plays():
+    class Plain:
+        def __init__(self):
+            self.agent = OSLAAgent(seed=0)
+
+        def reset(self, seed):
+            self.agent.reset(seed)
+
+        def choose(self, state):
+            return self.agent.choose(state)
+
+    record = play_match(TicTacToe(), [Plain(), Plain()], seed=3)
+    assert record.n_actions > 0 and record.returns in ([1, -1], [-1, 1], [0, 0])

@@ -183,13 +183,17 @@ def test_static_asset_names_match_the_definitions():
 
 def test_select_plans_the_catalog_last_in_a_step_of_its_own():
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.cli.runner import plan
+    from jbag_pipeline.cli.runner import CHANGED_INGESTED_GAMES, plan
 
     assert plan(ALL_ASSETS, ["reference_reproduction"], None) == [(["reference_reproduction"], None), (["catalog"], None)]
     assert plan(ALL_ASSETS, ["reference_reproduction", "catalog"], None)[-1] == (["catalog"], None)
     published = ["published_value_functions", "published_vf_evaluation"]
     assert plan(ALL_ASSETS, published, None) == [(published, None), (["catalog"], None)]
     assert not {key for keys, _ in plan(ALL_ASSETS, None, None) for key in keys} & set(published)  # opt-in
+    assert "ingested_vf_evaluation" not in {key for keys, _ in plan(ALL_ASSETS, None, None) for key in keys}
+    steps = plan(ALL_ASSETS, ["ingested_vf_evaluation", "ingested_prototypes"], None)  # after the ingested model
+    assert [keys for keys, _ in steps] == [["ingested_prototypes"], ["ingested_vf_evaluation"], ["catalog"]]
+    assert steps[0][1] is CHANGED_INGESTED_GAMES
     steps = plan(ALL_ASSETS, ["selfplay_games"], ["tictactoe"])  # selfplay writes both tables: selected together
     assert [(sorted(keys), key) for keys, key in steps] == [(["selfplay_games", "selfplay_states"], "tictactoe"),
                                                             (["catalog"], None)]
