@@ -19,7 +19,7 @@ import polars as pl
 from engines import load_game
 from engines.agents import baseline_agent
 from engines.match import MatchRecord, play_match
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
+from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, jsonbag_agent_class
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from jbag_pipeline.compute import Compute, run_batch
 from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
@@ -102,10 +102,10 @@ def _check_games_per_seat(games_per_seat: int, where: str) -> None:
 
 def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
                     value_factory: Callable[[], DeterminizedJsonBagValue], games_per_seat: int,
-                    base_seed: int, compute: Compute | None = None,
-                    agent_class: type[JsonBagOSLAAgent] = JsonBagOSLAAgent) -> pl.DataFrame:
-    """`games_per_seat` games with the JSON-Bag OSLA (`agent_class`) in each seat, baseline OSLAs elsewhere; one
-    row per game.
+                    base_seed: int, compute: Compute | None = None) -> pl.DataFrame:
+    """`games_per_seat` games with the JSON-Bag OSLA in each seat, baseline OSLAs elsewhere; one row per game. The
+    JSON-Bag OSLA searches as the game's baseline does (jsonbag_agent_class: simultaneous in 7 Wonders), so the
+    two differ only in their value.
 
     value_factory() builds the JSON-Bag value once, here; play_match re-seeds every agent per game. The games
     run on `compute` (None: inline), rows in (seat, index) order. score is
@@ -113,7 +113,7 @@ def play_evaluation(game_name: str, params: dict, frequency: str, variant: str,
     """
     _check_games_per_seat(games_per_seat, "play_evaluation")
     game = load_game(game_name, **params)
-    jsonbag = agent_class(value_factory())
+    jsonbag = jsonbag_agent_class(game_name)(value_factory())
     if jsonbag.value_function.frequency != frequency:
         raise ValueError(f"play_evaluation: value_factory built a value for frequency "
                          f"{jsonbag.value_function.frequency!r}, not {frequency!r}")

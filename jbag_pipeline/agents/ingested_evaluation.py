@@ -11,7 +11,6 @@ import polars as pl
 from engines import load_game
 from engines.registry import GAMES
 from jbag_pipeline.agents.evaluation import play_control, play_evaluation
-from jbag_pipeline.agents.jsonbag_agent import jsonbag_agent_class
 from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import tag_dialect_problem
@@ -92,7 +91,7 @@ def evaluate_ingested(game: str, engine: str | None, prototypes: pl.DataFrame, g
         return skipped_row(game, engine, reason, len(games))
     played = play_evaluation(engine, params, INGESTED_FREQUENCY, INGESTED_VARIANT,
                              lambda: ingested_value(prototypes, n_players, mode, blacklist), games_per_seat,
-                             base_seed, compute, jsonbag_agent_class(engine))
+                             base_seed, compute)
     control = play_control(engine, params, games_per_seat, base_seed, compute)
     summary = summarise(played, control_table(control), keys=("game",))
     return conform(summary.rename({"n": "games", "game": "engine"}).with_columns(

@@ -11,7 +11,6 @@ import polars as pl
 
 from engines import load_game
 from jbag_pipeline.agents.evaluation import play_control, play_evaluation
-from jbag_pipeline.agents.jsonbag_agent import jsonbag_agent_class
 from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import (PublishedValueFunction, check_seats, tag_dialect_problem,
@@ -28,6 +27,12 @@ def published_value(value: PublishedValueFunction, game_name: str, params: dict)
     with the agent's sample of that game's initial state (OSLAAgent.begin_game)."""
     check_seats(value, load_game(game_name, **params).n_players)
     return TagJsonBagValue(value.prototypes, value.features)
+
+
+def skipped_notes(table: pl.DataFrame) -> str:
+    """'- game: why' per skipped game of an evaluation table, one per line (empty when none was skipped)."""
+    skipped = table.filter(pl.col("scope") == SKIPPED)
+    return "\n".join(f"- {game}: {note}" for game, note in skipped.select("game", "note").iter_rows())
 
 
 def skipped_row(game: str, reason: str, unreachable: int | None = None) -> pl.DataFrame:
@@ -57,7 +62,7 @@ def evaluate_published(game: str, value: PublishedValueFunction, params: dict, g
     if games_per_seat < 1:
         return skipped_row(game, f"games_per_seat is {games_per_seat}", count)
     games = play_evaluation(game, params, "full", PUBLISHED_VARIANT, lambda: published_value(value, game, params),
-                            games_per_seat, base_seed, compute, jsonbag_agent_class(game))
+                            games_per_seat, base_seed, compute)
     control = play_control(game, params, games_per_seat, base_seed, compute)
     summary = summarise(games, control_table(control), keys=("game",))
     return conform(summary.rename({"n": "games"}).with_columns(

@@ -12,6 +12,7 @@ import polars as pl
 
 from engines import load_game
 from jbag_pipeline.agents.ingested_evaluation import SKIPPED, engine_for, evaluate_ingested, unplayed_seats
+from jbag_pipeline.agents.published_evaluation import skipped_notes
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.assets.ingested_model import PROTOTYPES_TABLE, ingested_blacklist
 from jbag_pipeline.ingest.store import GAMES_TABLE, SOURCES_TABLE, partitions, read_or_empty
@@ -46,8 +47,7 @@ def ingested_vf_evaluation(context: dg.AssetExecutionContext, settings: JbagSett
             expected[game] = (load_game(engine, **run.params).n_players, run.eval_games_per_seat)
         context.log.info(f"ingested_vf_evaluation: {game} done after {time.perf_counter() - started:.1f}s")
     table = pl.concat(frames) if frames else pl.DataFrame(schema=INGESTED_VF_EVALUATION)
-    skipped = table.filter(pl.col("scope") == SKIPPED)
-    status = "\n".join(f"- {game}: {note}" for game, note in skipped.select("game", "note").iter_rows())
+    status = skipped_notes(table)
     yield dg.Output(table, metadata={
         "seconds": time.perf_counter() - started, "preset": preset.name,
         "overall": preview(table.filter(pl.col("scope") == "overall"), 20),

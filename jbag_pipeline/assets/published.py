@@ -8,7 +8,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline.agents.published_evaluation import SKIPPED, evaluate_published, skipped_row
+from jbag_pipeline.agents.published_evaluation import SKIPPED, evaluate_published, skipped_notes, skipped_row
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, SUM_TOLERANCE, from_table, provenance,
                                            prototype_sum_errors, published_table, read_published)
@@ -75,8 +75,7 @@ def published_vf_evaluation(context: dg.AssetExecutionContext, settings: JbagSet
                                          run.eval_games_per_seat, preset.seed, compute.get_compute()))
         context.log.info(f"published_vf_evaluation: {game} done after {time.perf_counter() - started:.1f}s")
     table = pl.concat(frames) if frames else pl.DataFrame(schema=PUBLISHED_VF_EVALUATION)
-    skipped = table.filter(pl.col("scope") == SKIPPED)
-    status = "\n".join(f"- {game}: {note}" for game, note in skipped.select("game", "note").iter_rows())
+    status = skipped_notes(table)
     yield dg.Output(table, metadata={
         "seconds": time.perf_counter() - started, "preset": preset.name,
         "overall": preview(table.filter(pl.col("scope") == "overall"), 10),

@@ -104,3 +104,19 @@ def test_bad_arguments_are_rejected():
     with pytest.raises(ValueError, match="not 'full'"):
         play_evaluation("tictactoe", {}, "full", "none", factory, 1, 0)
     assert play_evaluation("tictactoe", {}, "random", "none", factory, 0, 0).is_empty()
+
+
+@pytest.mark.parametrize("name", ["seven_wonders", "connect4"])
+def test_the_jsonbag_osla_searches_as_the_games_baseline_does(name, monkeypatch):
+    """7 Wonders' baseline plays each child on to the round's end (its choices are secret): so must the JSON-Bag
+    OSLA, or the two would differ in more than their value."""
+    import jbag_pipeline.agents.evaluation as evaluation
+    from engines.agents import SimultaneousOSLAAgent, baseline_agent
+    from jbag_pipeline.agents.jsonbag_agent import SimultaneousJsonBagOSLAAgent
+
+    tasks = []
+    monkeypatch.setattr(evaluation, "run_batch", lambda compute, task, items: tasks.append(task) or [])
+    evaluate(name, "none", games_per_seat=1, base_seed=0)
+    simultaneous = isinstance(baseline_agent(name), SimultaneousOSLAAgent)
+    assert simultaneous == (name == "seven_wonders")
+    assert isinstance(tasks[0].jsonbag, SimultaneousJsonBagOSLAAgent) == simultaneous
