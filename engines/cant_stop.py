@@ -246,35 +246,45 @@ class CantStopState(State):
 
     def random_playout(self, rand, max_actions: int) -> None:
         """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
-        without apply's checks (every action is taken from the legal list)."""
-        room, markers = self.room, self.markers  # mutated in place by the turn's moves and end_turn
+        without apply's checks (every action is taken from the legal list); the moves are written out here,
+        as this is where MCTS spends its time."""
+        room, markers = self.room, self.markers  # mutated in place by the moves and end_turn
+        phase, options = self.phase, self.options
         for _ in range(max_actions):
             if self.won_by >= 0:
                 break
-            if self.phase == DECISION:
-                if int(rand() * 2) == 0:
-                    self.roll()
-                else:
-                    self.stop()
-                continue
-            options = self.options
-            if not options:
+            if phase == ALLOCATION:
+                if options:
+                    for track in options[int(rand() * len(options))]:  # advance
+                        room[track] -= 1
+                        if track not in markers:
+                            markers.append(track)
+                    phase = DECISION
+                    continue
                 rand()  # the only legal action, "bust", is still drawn
-                self.end_turn()
+            elif rand() < 0.5:  # int(rand() * 2) == 0: roll
+                value = roll_value(self.own_rng().getrandbits)
+                self.dice = ROLLS[value]
+                options = self.allocations(PAIRINGS_BY_ROLL[value])
+                phase = ALLOCATION
                 continue
-            for track in options[int(rand() * len(options))]:
-                room[track] -= 1
-                if track not in markers:
-                    markers.append(track)
-            self.phase = DECISION
+            else:
+                self.settle()
+            self.end_turn()
+            phase, options = DECISION, ()
+        self.phase, self.options = phase, options
 
-    def roll(self) -> None:
-        """Roll the 4 dice and list the allocations they allow."""
+    def own_rng(self) -> random.Random:
+        """The rng, first copied if a clone may share it."""
         if self.rng_shared:
             own = random.Random.__new__(random.Random)
             own.setstate(self.rng.getstate())
             self.rng, self.rng_shared = own, False
-        value = roll_value(self.rng.getrandbits)
+        return self.rng
+
+    def roll(self) -> None:
+        """Roll the 4 dice and list the allocations they allow."""
+        value = roll_value(self.own_rng().getrandbits)
         self.dice = ROLLS[value]  # four independent d6 from one draw
         self.phase = ALLOCATION
         self.options = self.allocations(PAIRINGS_BY_ROLL[value])
@@ -316,7 +326,12 @@ class CantStopState(State):
         return new_markers <= MARKERS - len(self.markers)
 
     def stop(self) -> None:
-        """Make the temporary progress permanent, complete tracks that reached the top, check the win."""
+        """Make the temporary progress permanent and end the turn."""
+        self.settle()
+        self.end_turn()
+
+    def settle(self) -> None:
+        """Temporary progress made permanent; tracks it topped are completed, which may win the game."""
         player, board, room = self.player, self.board, self.room
         start = player * SLOTS
         topped = []
@@ -331,7 +346,6 @@ class CantStopState(State):
             self.set_completed(tuple(completed))
             if self.owned[player] >= TRACKS_TO_WIN:
                 self.won_by = player
-        self.end_turn()
 
     def set_completed(self, completed: tuple) -> None:
         """Set the completed tracks and what follows from them with the board: open lengths, owned tracks."""
@@ -348,7 +362,7 @@ class CantStopState(State):
         self.options = ()
         if self.won_by < 0:
             self.player = (self.player + 1) % self.n_players
-        self.start_turn()
+        self.start_turn()  # temporary markers dropped
 
     def start_turn(self) -> None:
         """No temporary markers; room measured from the current player's permanent markers."""
