@@ -246,33 +246,55 @@ class CantStopState(State):
 
     def random_playout(self, rand, max_actions: int) -> None:
         """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
-        without apply's checks (every action is taken from the legal list); the moves are written out here,
-        as this is where MCTS spends its time."""
-        room, markers = self.room, self.markers  # mutated in place by the moves and end_turn
-        phase, options = self.phase, self.options
+        without apply's checks (every action is taken from the legal list). The moves are written out here, on
+        locals written back at the end, as this is where MCTS spends its time."""
+        if self.won_by >= 0:
+            return
+        room, markers, board = self.room, self.markers, self.board  # mutated in place, never replaced
+        allocating, options, player, n_players = self.phase == ALLOCATION, self.options, self.player, self.n_players
+        allocations, getrandbits, value, turns = self.allocations, None, -1, 0
         for _ in range(max_actions):
-            if self.won_by >= 0:
-                break
-            if phase == ALLOCATION:
+            if allocating:
+                allocating = False
                 if options:
                     for track in options[int(rand() * len(options))]:  # advance
                         room[track] -= 1
                         if track not in markers:
                             markers.append(track)
-                    phase = DECISION
                     continue
                 rand()  # the only legal action, "bust", is still drawn
             elif rand() < 0.5:  # int(rand() * 2) == 0: roll
-                value = roll_value(self.own_rng().getrandbits)
-                self.dice = ROLLS[value]
-                options = self.allocations(PAIRINGS_BY_ROLL[value])
-                phase = ALLOCATION
+                if getrandbits is None:
+                    getrandbits = self.own_rng().getrandbits
+                value = getrandbits(11)  # roll_value
+                while value >= 1296:
+                    value = getrandbits(11)
+                options = allocations(PAIRINGS_BY_ROLL[value])
+                allocating = True
                 continue
-            else:
-                self.settle()
-            self.end_turn()
-            phase, options = DECISION, ()
-        self.phase, self.options = phase, options
+            else:  # stop: settle
+                start = player * SLOTS
+                topped = False
+                for track in markers:
+                    board[start + track] = TRACK_LENGTHS[track] - room[track]
+                    if room[track] == 0:
+                        topped = True
+                if topped:
+                    self.complete([track for track in markers if room[track] == 0])
+            turns += 1  # end_turn
+            options = ()
+            if self.won_by >= 0:
+                break
+            player = self.player = (player + 1) % n_players
+            start = player * SLOTS
+            markers.clear()
+            room[:] = map(sub, self.open_length, board[start:start + SLOTS])
+        if value >= 0:
+            self.dice = ROLLS[value]
+        self.phase, self.options = ALLOCATION if allocating else DECISION, options
+        self.turn_counter += turns
+        if self.won_by >= 0:  # end_turn's room for the winner, who stays the player
+            self.start_turn()
 
     def own_rng(self) -> random.Random:
         """The rng, first copied if a clone may share it."""
@@ -332,20 +354,24 @@ class CantStopState(State):
 
     def settle(self) -> None:
         """Temporary progress made permanent; tracks it topped are completed, which may win the game."""
-        player, board, room = self.player, self.board, self.room
-        start = player * SLOTS
-        topped = []
+        board, room = self.board, self.room
+        start = self.player * SLOTS
         for track in self.markers:
             board[start + track] = TRACK_LENGTHS[track] - room[track]
-            if room[track] == 0:
-                topped.append(track)
-        if topped:  # only now can the mover's owned tracks reach TRACKS_TO_WIN
-            completed = list(self.completed)
-            for track in topped:
-                completed[track] = True
-            self.set_completed(tuple(completed))
-            if self.owned[player] >= TRACKS_TO_WIN:
-                self.won_by = player
+        topped = [track for track in self.markers if room[track] == 0]
+        if topped:
+            self.complete(topped)
+
+    def complete(self, topped: list) -> None:
+        """The mover completes the `topped` tracks, which may win the game (only now can it reach the target)."""
+        player = self.player
+        completed, open_length, owned = list(self.completed), list(self.open_length), list(self.owned)
+        for track in topped:
+            completed[track], open_length[track] = True, 0
+        owned[player] += len(topped)  # no other seat tops these tracks
+        self.completed, self.open_length, self.owned = tuple(completed), tuple(open_length), tuple(owned)
+        if owned[player] >= TRACKS_TO_WIN:
+            self.won_by = player
 
     def set_completed(self, completed: tuple) -> None:
         """Set the completed tracks and what follows from them with the board: open lengths, owned tracks."""
