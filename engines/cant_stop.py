@@ -11,6 +11,7 @@ Dice come from the state's seeded random.Random, so a game is reproducible from 
 from __future__ import annotations
 
 import random
+from _random import Random as _CRandom
 from operator import and_, eq, sub
 
 import engines.cant_stop_tag as cant_stop_tag
@@ -44,6 +45,14 @@ def roll_value(getrandbits) -> int:
     while value >= 1296:
         value = getrandbits(11)
     return value
+
+
+def seeded_random(seed: int) -> random.Random:
+    """random.Random(seed) for an int `seed` (the same state), seeded by _random without Random's Python layers."""
+    rng = random.Random.__new__(random.Random)
+    _CRandom.seed(rng, seed)
+    rng.gauss_next = None  # as Random.seed sets it
+    return rng
 
 
 ROLLS = tuple((value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1) for value in range(6**4))
@@ -306,7 +315,7 @@ class CantStopState(State):
 
     def roll(self) -> None:
         """Roll the 4 dice and list the allocations they allow."""
-        value = roll_value(self.own_rng().getrandbits)
+        value = roll_value((self.own_rng() if self.rng_shared else self.rng).getrandbits)
         self.dice = ROLLS[value]  # four independent d6 from one draw
         self.phase = ALLOCATION
         self.options = self.allocations(PAIRINGS_BY_ROLL[value])
@@ -407,7 +416,7 @@ class CantStopState(State):
 
     def determinize(self, player: int, rng: random.Random) -> "CantStopState":
         """A copy whose future dice are re-seeded from `rng`: the board is public, later rolls are not."""
-        return self.copy_with(random.Random(rng.getrandbits(64)), shared=False)
+        return self.copy_with(seeded_random(rng.getrandbits(64)), shared=False)
 
     def copy_with(self, rng: random.Random, shared: bool) -> "CantStopState":
         other = CantStopState.__new__(CantStopState)

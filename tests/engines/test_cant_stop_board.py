@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from engines.cant_stop import MARKERS, TRACK_LENGTHS, TRACKS, CantStop, roll_value
+from engines.cant_stop import MARKERS, TRACK_LENGTHS, TRACKS, CantStop, roll_value, seeded_random
 
 
 def check_kept_fields(state):
@@ -52,3 +52,9 @@ def test_roll_value_draws_as_randrange():
         ours, library = random.Random(seed), random.Random(seed)
         assert [roll_value(ours.getrandbits) for _ in range(5)] == [library.randrange(6**4) for _ in range(5)]
         assert ours.random() == library.random()
+
+
+def test_seeded_random_is_random_random():
+    for seed in (0, 1, 2**63 + 12345, 2**64 - 1):
+        ours, library = seeded_random(seed), random.Random(seed)
+        assert ours.getstate() == library.getstate() and ours.random() == library.random()
