@@ -93,6 +93,10 @@ class DominionState(State):
         """Draw `count` cards into `seat`'s hand, reshuffling the discard pile when the draw pile is empty."""
         pile = self.draw_piles[seat]
         hand = self.hands[seat]
+        if len(pile) >= count:  # the usual case: no reshuffle
+            hand += pile[:count]
+            del pile[:count]
+            return
         while count > 0:
             if not pile:
                 discard = self.discards[seat]
@@ -154,7 +158,11 @@ class DominionState(State):
         if budget < 0:
             return ["end_phase"]
         supply = self.supply
-        actions = [BUY_ACTIONS[c] for c in AFFORDABLE[min(budget, MAX_COST)] if supply.get(c, 0) > 0]
+        affordable = AFFORDABLE[budget if budget < MAX_COST else MAX_COST]
+        if 0 in supply.values():  # a pile is empty
+            actions = [BUY_ACTIONS[c] for c in affordable if supply.get(c, 0) > 0]
+        else:
+            actions = list(map(BUY_ACTIONS.__getitem__, affordable))
         actions.append("end_phase")
         return actions
 
@@ -202,7 +210,8 @@ class DominionState(State):
                 continue
             hand = hands[self.turn_player]
             if self.phase == PLAY:
-                playable = [card for card in ACTION_CARDS if card in hand]  # legal_actions' plays, in order
+                # legal_actions' plays, in order
+                playable = () if ACTION_SET.isdisjoint(hand) else [card for card in ACTION_CARDS if card in hand]
                 choice = int(rand() * (len(playable) + 1))
                 if choice < len(playable):
                     play_card(self, playable[choice])
@@ -397,10 +406,11 @@ class DominionState(State):
         """Cards of `seat` whose zone or position `observer` cannot tell: sorted, so order leaks nothing."""
         if seat == observer:
             return sorted(self.draw_piles[seat])
-        hidden = list(self.hands[seat])
-        for card in self.revealed[seat]:
+        hidden = self.hands[seat] + self.draw_piles[seat]
+        for card in self.revealed[seat]:  # revealed cards are in the hand, so the hand's copy goes
             hidden.remove(card)
-        return sorted(hidden + self.draw_piles[seat])
+        hidden.sort()
+        return hidden
 
     def determinize(self, player: int, rng: random.Random) -> "DominionState":
         if not 0 <= player < self.n_players:
