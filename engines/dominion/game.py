@@ -30,7 +30,7 @@ import engines.dominion.tag_json as dominion_tag
 from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
                           returns_from_scores)
 from engines.chance import shuffle
-from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
+from engines.dominion.cards import (AFFORDABLE, BUY, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, MAX_COST, PLAY,
                                     apply_effect_action, effect_actions, play_card)
 from engines.dominion.state_json import read_state_fields, valid_turn
 
@@ -45,14 +45,18 @@ TREASURE = {card: data.treasure for card, data in CARDS.items()}
 ACTION_CARDS = tuple(card for card in CARD_ORDER if CARDS[card].is_action)  # in canonical order
 PLAY_ACTIONS = {card: ("play", card) for card in ACTION_CARDS}
 BUY_ACTIONS = {card: ("buy", card) for card in CARDS}
-# Per budget (0..most expensive card), the supply cards it can pay for, most expensive first.
-MAX_COST = max(data.cost for data in CARDS.values())
-AFFORDABLE = tuple(tuple(c for c in BY_COST_DESCENDING if CARDS[c].cost <= budget) for budget in range(MAX_COST + 1))
 ACTION_SET = frozenset(ACTION_CARDS)
+ACTION_INDEX = {card: i for i, card in enumerate(ACTION_CARDS)}
 # The generator of reshuffles, re-seeded before each one with the state's chance_seed, as random.Random(seed)
 # seeds a new one (_random's seed without random.Random's Python layers: the same state, a little faster).
 _RESHUFFLE_RNG = random.Random()
 _seed_rng = _CRandom.seed
+
+
+def playable(hand: list[str]) -> list[str]:
+    """The distinct action cards in `hand`, in canonical order: the cards legal_actions offers to play."""
+    present = ACTION_SET.intersection(hand)
+    return list(present) if len(present) < 2 else sorted(present, key=ACTION_INDEX.__getitem__)
 
 
 class DominionState(State):
@@ -148,10 +152,7 @@ class DominionState(State):
         if self.pending is not None:
             return effect_actions(self)
         if self.phase == PLAY:
-            hand = self.hands[self.turn_player]
-            if ACTION_SET.isdisjoint(hand):
-                return ["end_phase"]
-            actions = [PLAY_ACTIONS[c] for c in ACTION_CARDS if c in hand]
+            actions = list(map(PLAY_ACTIONS.__getitem__, playable(self.hands[self.turn_player])))
             actions.append("end_phase")
             return actions
         budget = sum(map(TREASURE.__getitem__, self.hands[self.turn_player])) - self.spent + self.additional_spend
@@ -210,11 +211,10 @@ class DominionState(State):
                 continue
             hand = hands[self.turn_player]
             if self.phase == PLAY:
-                # legal_actions' plays, in order
-                playable = () if ACTION_SET.isdisjoint(hand) else [card for card in ACTION_CARDS if card in hand]
-                choice = int(rand() * (len(playable) + 1))
-                if choice < len(playable):
-                    play_card(self, playable[choice])
+                cards = playable(hand)
+                choice = int(rand() * (len(cards) + 1))
+                if choice < len(cards):
+                    play_card(self, cards[choice])
                     if self.pending is None and self.actions < 1:
                         self._start_buy_phase()
                 else:  # end_phase
