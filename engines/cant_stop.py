@@ -131,10 +131,10 @@ class CantStop(Game):
             state.completed[t] or position <= mover[t] for t, position in temporary.items()
         ):
             raise ValueError(f"{where}: temporaryMarkerPositions {positions} are not a legal turn in progress")
-        state.start_turn()
+        state.rooms = [list(map(sub, state.open_length, row)) for row in permanent]
         for track, position in temporary.items():
             state.markers.append(track)
-            state.room[track] = TRACK_LENGTHS[track] - position
+            state.rooms[state.player][track] = TRACK_LENGTHS[track] - position
         if state.phase == ALLOCATION:
             state.options = state.allocations(PAIRINGS[state.dice])
         rebuilt = state.to_json()
@@ -159,7 +159,7 @@ def track_positions(row, where: str) -> list[int]:
 class CantStopState(State):
     """Permanent markers (a flat board), completed tracks, this turn's temporary markers, dice and phase."""
 
-    __slots__ = ("game", "n_players", "board", "completed", "open_length", "owned", "room", "markers", "dice",
+    __slots__ = ("game", "n_players", "board", "completed", "open_length", "owned", "rooms", "markers", "dice",
                  "phase", "options", "player", "turn_counter", "won_by", "rng", "rng_shared")
 
     def __init__(self, game: CantStop, rng: random.Random):
@@ -171,9 +171,9 @@ class CantStopState(State):
         self.completed = (False,) * SLOTS
         self.open_length = TRACK_LENGTHS
         self.owned = (0,) * game.n_players
-        # the mover's turn: room[track] = steps left to the top (<= 0 when completed) from the temporary marker
-        # if there is one, else from the permanent one; markers = tracks holding a temporary marker, placed order
-        self.room = list(TRACK_LENGTHS)
+        # rooms[seat][track] = steps left to the top (<= 0 once completed) from seat's marker: the mover's
+        # temporary one where it has one, else the permanent one; markers = the mover's temporary markers' tracks
+        self.rooms = [list(TRACK_LENGTHS) for _ in range(game.n_players)]
         self.markers: list[int] = []
         self.dice = (1, 1, 1, 1)  # the last roll; ones before the first roll
         self.phase = DECISION
@@ -197,7 +197,8 @@ class CantStopState(State):
     @property
     def temporary(self) -> dict[int, int]:
         """track -> position of the mover's temporary marker on it."""
-        return {track: TRACK_LENGTHS[track] - self.room[track] for track in self.markers}
+        room = self.rooms[self.player]
+        return {track: TRACK_LENGTHS[track] - room[track] for track in self.markers}
 
     def legal_actions(self) -> list:
         if self.won_by >= 0:
@@ -240,13 +241,14 @@ class CantStopState(State):
         elif action == STOP:
             self.stop()
         elif action == BUST:
+            self.drop_progress()
             self.end_turn()
         else:
             self.advance(action)
 
     def advance(self, tracks: tuple) -> None:
         """One step on each track of the allocation `tracks` (two on a double), placing markers as needed."""
-        room, markers = self.room, self.markers
+        room, markers = self.rooms[self.player], self.markers
         for track in tracks:
             room[track] -= 1
             if track not in markers:
@@ -259,9 +261,9 @@ class CantStopState(State):
         locals written back at the end, as this is where MCTS spends its time."""
         if self.won_by >= 0:
             return
-        room, markers, board = self.room, self.markers, self.board  # mutated in place, never replaced
+        rooms, markers, board = self.rooms, self.markers, self.board  # mutated in place, never replaced
         allocating, options, player, n_players = self.phase == ALLOCATION, self.options, self.player, self.n_players
-        allocations, getrandbits, value, turns = self.allocations, None, -1, 0
+        allocations, getrandbits, value, turns, room = self.allocations, None, -1, 0, rooms[player]
         for _ in range(max_actions):
             if allocating:
                 allocating = False
@@ -271,7 +273,10 @@ class CantStopState(State):
                         if track not in markers:
                             markers.append(track)
                     continue
-                rand()  # the only legal action, "bust", is still drawn
+                rand()  # the only legal action, "bust", is still drawn: drop_progress
+                start, open_length = player * SLOTS, self.open_length
+                for track in markers:
+                    room[track] = open_length[track] - board[start + track]
             elif rand() < 0.5:  # int(rand() * 2) == 0: roll
                 if getrandbits is None:
                     getrandbits = self.own_rng().getrandbits
@@ -290,20 +295,17 @@ class CantStopState(State):
                         topped = True
                 if topped:
                     self.complete([track for track in markers if room[track] == 0])
-            turns += 1  # end_turn
+            markers.clear()  # end_turn
+            turns += 1
             options = ()
             if self.won_by >= 0:
                 break
             player = self.player = (player + 1) % n_players
-            start = player * SLOTS
-            markers.clear()
-            room[:] = map(sub, self.open_length, board[start:start + SLOTS])
+            room = rooms[player]
         if value >= 0:
             self.dice = ROLLS[value]
         self.phase, self.options = ALLOCATION if allocating else DECISION, options
         self.turn_counter += turns
-        if self.won_by >= 0:  # end_turn's room for the winner, who stays the player
-            self.start_turn()
 
     def own_rng(self) -> random.Random:
         """The rng, first copied if a clone may share it."""
@@ -323,7 +325,7 @@ class CantStopState(State):
     def allocations(self, pairings: tuple) -> tuple:
         """TAG's allocation actions for the dice with these `pairings`: legal pairings, else legal single sums."""
         # is_legal written out: a step needs room on its track, a track without a marker needs a free one
-        room, markers = self.room, self.markers
+        room, markers = self.rooms[self.player], self.markers
         free = MARKERS - len(markers)
         options = []
         for pairing in pairings:
@@ -331,7 +333,7 @@ class CantStopState(State):
             if a == b:
                 if room[a] >= 2 and (free or a in markers):
                     options.append(pairing)
-            elif room[a] > 0 and room[b] > 0 and (a not in markers) + (b not in markers) <= free:
+            elif room[a] > 0 and room[b] > 0 and (free > 1 or (a not in markers) + (b not in markers) <= free):
                 options.append(pairing)
         if len(options) == len(pairings):
             return pairings
@@ -350,7 +352,7 @@ class CantStopState(State):
         steps = len(tracks) if tracks[0] == tracks[-1] else 1  # (7, 7) is two steps on one track
         new_markers = 0
         for track in tracks if steps == 1 else tracks[:1]:
-            if self.room[track] < steps:
+            if self.rooms[self.player][track] < steps:
                 return False
             if track not in self.markers:
                 new_markers += 1
@@ -363,13 +365,22 @@ class CantStopState(State):
 
     def settle(self) -> None:
         """Temporary progress made permanent; tracks it topped are completed, which may win the game."""
-        board, room = self.board, self.room
+        board, room, markers = self.board, self.rooms[self.player], self.markers
         start = self.player * SLOTS
-        for track in self.markers:
+        for track in markers:
             board[start + track] = TRACK_LENGTHS[track] - room[track]
-        topped = [track for track in self.markers if room[track] == 0]
+        topped = [track for track in markers if room[track] == 0]
+        markers.clear()
         if topped:
             self.complete(topped)
+
+    def drop_progress(self) -> None:
+        """A bust: the temporary markers go, the mover's room is measured from its permanent markers again."""
+        room, board, open_length = self.rooms[self.player], self.board, self.open_length
+        start = self.player * SLOTS
+        for track in self.markers:
+            room[track] = open_length[track] - board[start + track]
+        self.markers.clear()
 
     def complete(self, topped: list) -> None:
         """The mover completes the `topped` tracks, which may win the game (only now can it reach the target)."""
@@ -379,6 +390,9 @@ class CantStopState(State):
             completed[track], open_length[track] = True, 0
         owned[player] += len(topped)  # no other seat tops these tracks
         self.completed, self.open_length, self.owned = tuple(completed), tuple(open_length), tuple(owned)
+        for room in self.rooms:  # the open length drops to 0: so does every seat's room, by the track's length
+            for track in topped:
+                room[track] -= TRACK_LENGTHS[track]
         if owned[player] >= TRACKS_TO_WIN:
             self.won_by = player
 
@@ -391,19 +405,12 @@ class CantStopState(State):
                            for start in range(0, len(board), SLOTS))
 
     def end_turn(self) -> None:
-        """Count the turn; the next seat decides unless the game is over (temporary markers are dropped)."""
+        """Count the turn (its markers settled or dropped); the next seat decides unless the game is over."""
         self.turn_counter += 1
         self.phase = DECISION
         self.options = ()
         if self.won_by < 0:
             self.player = (self.player + 1) % self.n_players
-        self.start_turn()  # temporary markers dropped
-
-    def start_turn(self) -> None:
-        """No temporary markers; room measured from the current player's permanent markers."""
-        start = self.player * SLOTS
-        self.markers.clear()
-        self.room[:] = map(sub, self.open_length, self.board[start:start + SLOTS])
 
     def owned_tracks(self, seat: int) -> int:
         """Completed tracks on which `seat`'s permanent marker stands at the top."""
@@ -426,7 +433,7 @@ class CantStopState(State):
         other.completed = self.completed
         other.open_length = self.open_length
         other.owned = self.owned
-        other.room = self.room[:]
+        other.rooms = list(map(list, self.rooms))
         other.markers = self.markers[:]
         other.dice = self.dice
         other.phase = self.phase
@@ -467,7 +474,7 @@ class CantStopState(State):
         if dialect != OURS and check_dialect("cant_stop", dialect) == TAG:
             return cant_stop_tag.tag_json(self)
         temporary = [0] * SLOTS
-        room = self.room
+        room = self.rooms[self.player]
         for track in self.markers:
             temporary[track] = TRACK_LENGTHS[track] - room[track]
         board = self.board

@@ -1,4 +1,4 @@
-"""Can't Stop's kept fields (open lengths, owned tracks, the mover's room) equal their from-scratch values."""
+"""Can't Stop's kept fields (open lengths, owned tracks, every seat's room) equal their from-scratch values."""
 
 import random
 
@@ -8,18 +8,19 @@ from engines.cant_stop import MARKERS, TRACK_LENGTHS, TRACKS, CantStop, roll_val
 
 
 def check_kept_fields(state):
-    """open_length, owned and room recomputed from the board, the completed tracks and the turn's markers."""
+    """open_length, owned and rooms recomputed from the board, the completed tracks and the turn's markers."""
     permanent, completed = state.permanent, state.completed
     assert state.open_length == tuple(0 if completed[t] else TRACK_LENGTHS[t] for t in range(13))
     assert state.owned == tuple(sum(completed[t] and row[t] == TRACK_LENGTHS[t] for t in TRACKS) for row in permanent)
-    mover = permanent[state.player]
     assert len(state.markers) == len(set(state.markers)) <= MARKERS
-    for track in range(13):
-        from_permanent = state.open_length[track] - mover[track]
-        if track in state.markers:  # a temporary marker stands above the permanent one, on an open track
-            assert not completed[track] and 0 <= state.room[track] < from_permanent
-        else:
-            assert state.room[track] == from_permanent
+    assert not state.markers or not state.is_terminal()
+    for seat, row in enumerate(permanent):
+        for track in range(13):
+            from_permanent = state.open_length[track] - row[track]
+            if seat == state.player and track in state.markers:  # a temporary marker above the permanent one
+                assert not completed[track] and 0 <= state.rooms[seat][track] < from_permanent
+            else:
+                assert state.rooms[seat][track] == from_permanent
 
 
 @pytest.mark.parametrize("n_players", [2, 3, 4])
