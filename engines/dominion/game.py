@@ -269,7 +269,7 @@ class DominionState(State):
         if self.supply["PROVINCE"] == 0:
             return True
         limit = self.game.params["piles_exhausted_for_game_end"]
-        return 0 in counts and sum(1 for count in counts if count == 0) >= limit
+        return 0 in counts and list(counts).count(0) >= limit
 
     def _start_buy_phase(self) -> None:
         self.phase = BUY
