@@ -211,7 +211,7 @@ class DominionState(State):
                 continue
             hand = hands[self.turn_player]
             if self.phase == PLAY:
-                cards = playable(hand)
+                cards = () if ACTION_SET.isdisjoint(hand) else playable(hand)
                 choice = int(rand() * (len(cards) + 1))
                 if choice < len(cards):
                     play_card(self, cards[choice])
