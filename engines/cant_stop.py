@@ -11,7 +11,8 @@ Dice come from the state's seeded random.Random, so a game is reproducible from 
 from __future__ import annotations
 
 import random
-from operator import and_, eq
+from _random import Random as _CRandom
+from operator import and_, eq, sub
 
 import engines.cant_stop_tag as cant_stop_tag
 from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
@@ -19,6 +20,7 @@ from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, c
 
 GAME_TYPE = "CantStop"
 TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
+SLOTS = len(TRACK_LENGTHS)  # a seat's marker slots, indexed by dice sum
 TRACKS = range(2, 13)
 MARKERS = 3
 TRACKS_TO_WIN = 3
@@ -37,8 +39,27 @@ def _pairings(value: int) -> tuple:
     return tuple(pairings)
 
 
+def roll_value(getrandbits) -> int:
+    """rng.randrange(6**4) from the rng's `getrandbits`, with CPython's rejection sampling inlined (the same draws)."""
+    value = getrandbits(11)  # (6**4).bit_length()
+    while value >= 1296:
+        value = getrandbits(11)
+    return value
+
+
+def seeded_random(seed: int) -> random.Random:
+    """random.Random(seed) for an int `seed` (the same state), seeded by _random without Random's Python layers."""
+    rng = random.Random.__new__(random.Random)
+    _CRandom.seed(rng, seed)
+    rng.gauss_next = None  # as Random.seed sets it
+    return rng
+
+
 ROLLS = tuple((value % 6 + 1, value // 6 % 6 + 1, value // 36 % 6 + 1, value // 216 + 1) for value in range(6**4))
-PAIRINGS = {dice: _pairings(value) for value, dice in enumerate(ROLLS)}  # dice -> pairings, in roll() order
+PAIRINGS_BY_ROLL = tuple(map(_pairings, range(6**4)))
+PAIRINGS = dict(zip(ROLLS, PAIRINGS_BY_ROLL))  # dice -> pairings, in roll() order
+SINGLES = {pairing: tuple({(track,): None for track in pairing}) for pairings in PAIRINGS_BY_ROLL
+           for pairing in pairings}  # pairing -> its distinct single-sum allocations, in order
 
 
 class CantStop(Game):
@@ -70,15 +91,14 @@ class CantStop(Game):
         completed = doc.get("completedColumns")
         if not isinstance(completed, list) or len(completed) != 13 or any(type(c) is not bool for c in completed):
             raise ValueError(f"{where}: completedColumns must be 13 booleans, got {completed!r}")
-        state.completed = tuple(completed)
         rows = doc.get("playerMarkerPositions")
         if not isinstance(rows, list) or len(rows) != self.n_players:
             raise ValueError(f"{where}: playerMarkerPositions must have one row per player, got {rows!r}")
-        state.permanent = tuple(
-            tuple(track_positions(row, f"{where}: playerMarkerPositions[{p}]")) for p, row in enumerate(rows)
-        )
-        temporary = track_positions(doc.get("temporaryMarkerPositions"), f"{where}: temporaryMarkerPositions")
-        state.temporary = {t: position for t, position in enumerate(temporary) if position}
+        permanent = [track_positions(row, f"{where}: playerMarkerPositions[{p}]") for p, row in enumerate(rows)]
+        state.board = [position for row in permanent for position in row]
+        state.set_completed(tuple(completed))
+        positions = track_positions(doc.get("temporaryMarkerPositions"), f"{where}: temporaryMarkerPositions")
+        temporary = {t: position for t, position in enumerate(positions) if position}
         dice = doc.get("dice")
         if not isinstance(dice, list) or len(dice) != 4 or any(type(v) is not int or not 1 <= v <= 6 for v in dice):
             raise ValueError(f"{where}: dice must be 4 ints in 1..6, got {dice!r}")
@@ -91,7 +111,7 @@ class CantStop(Game):
             raise ValueError(f"{where}: turnCounter must be an int >= 0, got {turn_counter!r}")
         state.turn_counter = turn_counter
         for track in TRACKS:
-            at_top = [p for p in range(self.n_players) if state.permanent[p][track] == TRACK_LENGTHS[track]]
+            at_top = [p for p in range(self.n_players) if permanent[p][track] == TRACK_LENGTHS[track]]
             if len(at_top) > 1 or bool(at_top) != state.completed[track]:
                 raise ValueError(f"{where}: track {track} must be completed iff exactly one player is at its top")
         winners = [p for p in range(self.n_players) if state.owned_tracks(p) >= TRACKS_TO_WIN]
@@ -104,15 +124,19 @@ class CantStop(Game):
             raise ValueError(f"{where}: turnOwner must be a seat in 0..{self.n_players - 1}, got {turn_owner!r}")
         else:
             state.player = turn_owner
-        if winners and (state.temporary or state.phase != DECISION):
+        if winners and (temporary or state.phase != DECISION):
             raise ValueError(f"{where}: a finished game has no temporary markers and is in phase {DECISION!r}")
-        mover = state.permanent[state.player]
-        if len(state.temporary) > MARKERS or any(
-            state.completed[t] or position <= mover[t] for t, position in state.temporary.items()
+        mover = permanent[state.player]
+        if len(temporary) > MARKERS or any(
+            state.completed[t] or position <= mover[t] for t, position in temporary.items()
         ):
-            raise ValueError(f"{where}: temporaryMarkerPositions {temporary} are not a legal turn in progress")
+            raise ValueError(f"{where}: temporaryMarkerPositions {positions} are not a legal turn in progress")
+        state.rooms = [list(map(sub, state.open_length, row)) for row in permanent]
+        for track, position in temporary.items():
+            state.markers.append(track)
+            state.rooms[state.player][track] = TRACK_LENGTHS[track] - position
         if state.phase == ALLOCATION:
-            state.options = state.allocations()
+            state.options = state.allocations(PAIRINGS[state.dice])
         rebuilt = state.to_json()
         for key in doc.keys() | rebuilt.keys():
             if doc.get(key) != rebuilt.get(key):
@@ -133,19 +157,24 @@ def track_positions(row, where: str) -> list[int]:
 
 
 class CantStopState(State):
-    """Permanent marker positions, completed tracks, this turn's temporary markers, dice and phase."""
+    """Permanent markers (a flat board), completed tracks, this turn's temporary markers, dice and phase."""
 
-    __slots__ = ("game", "n_players", "permanent", "completed", "temporary", "dice", "phase", "options",
-                 "player", "turn_counter", "won_by", "rng", "rng_shared")
+    __slots__ = ("game", "n_players", "board", "completed", "open_length", "owned", "rooms", "markers", "dice",
+                 "phase", "options", "player", "turn_counter", "won_by", "rng", "rng_shared")
 
     def __init__(self, game: CantStop, rng: random.Random):
         self.game = game
         self.n_players = game.n_players
-        # permanent[seat][track] (index = dice sum) and completed[track] change only when a player stops;
-        # they are tuples shared by clones and replaced, never mutated
-        self.permanent = ((0,) * 13,) * game.n_players
-        self.completed = (False,) * 13
-        self.temporary: dict[int, int] = {}  # track -> position of the mover's temporary marker
+        self.board = [0] * (SLOTS * game.n_players)  # board[seat * SLOTS + track]: permanent marker position
+        # completed[track], open_length[track] (its length, 0 once completed) and owned[seat] (completed tracks
+        # topped by seat) change only when a stop completes a track: tuples shared by clones and replaced
+        self.completed = (False,) * SLOTS
+        self.open_length = TRACK_LENGTHS
+        self.owned = (0,) * game.n_players
+        # rooms[seat][track] = steps left to the top (<= 0 once completed) from seat's marker: the mover's
+        # temporary one where it has one, else the permanent one; markers = the mover's temporary markers' tracks
+        self.rooms = [list(TRACK_LENGTHS) for _ in range(game.n_players)]
+        self.markers: list[int] = []
         self.dice = (1, 1, 1, 1)  # the last roll; ones before the first roll
         self.phase = DECISION
         self.options: tuple = ()  # allocation actions for the current dice (Allocation phase only)
@@ -159,6 +188,18 @@ class CantStopState(State):
     def current_player(self) -> int:
         return self.player
 
+    @property
+    def permanent(self) -> tuple:
+        """permanent[seat][track] (index = dice sum; 0 and 1 unused): permanent marker positions."""
+        board = self.board
+        return tuple(tuple(board[start:start + SLOTS]) for start in range(0, len(board), SLOTS))
+
+    @property
+    def temporary(self) -> dict[int, int]:
+        """track -> position of the mover's temporary marker on it."""
+        room = self.rooms[self.player]
+        return {track: TRACK_LENGTHS[track] - room[track] for track in self.markers}
+
     def legal_actions(self) -> list:
         if self.won_by >= 0:
             return []
@@ -168,6 +209,17 @@ class CantStopState(State):
 
     def apply(self, action) -> None:
         """Apply `action` for the current player; a ValueError names an illegal one and what is legal."""
+        if self.won_by < 0:  # the usual legal actions first, as the checks below would find them
+            if self.phase == DECISION:
+                if action == ROLL:
+                    self.roll()
+                    return
+                if action == STOP:
+                    self.stop()
+                    return
+            elif type(action) is tuple and action in self.options:
+                self.advance(action)
+                return
         if type(action) is list:
             action = normalize_action(action)
         if type(action) is tuple and len(action) == 2 and type(action[0]) is int and type(action[1]) is int:
@@ -189,73 +241,106 @@ class CantStopState(State):
         elif action == STOP:
             self.stop()
         elif action == BUST:
-            self.temporary = {}
+            self.drop_progress()
             self.end_turn()
         else:
-            moves = self.permanent[self.player]
-            for track in action:
-                self.temporary[track] = self.temporary.get(track, moves[track]) + 1
-            self.phase = DECISION
+            self.advance(action)
+
+    def advance(self, tracks: tuple) -> None:
+        """One step on each track of the allocation `tracks` (two on a double), placing markers as needed."""
+        room, markers = self.rooms[self.player], self.markers
+        for track in tracks:
+            room[track] -= 1
+            if track not in markers:
+                markers.append(track)
+        self.phase = DECISION
 
     def random_playout(self, rand, max_actions: int) -> None:
         """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
-        without apply's checks (every action is taken from the legal list)."""
+        without apply's checks (every action is taken from the legal list). The moves are written out here, on
+        locals written back at the end, as this is where MCTS spends its time."""
+        if self.won_by >= 0:
+            return
+        rooms, markers, board = self.rooms, self.markers, self.board  # mutated in place, never replaced
+        allocating, options, player, n_players = self.phase == ALLOCATION, self.options, self.player, self.n_players
+        allocations, getrandbits, value, turns, room = self.allocations, None, -1, 0, rooms[player]
         for _ in range(max_actions):
+            if allocating:
+                allocating = False
+                if options:
+                    for track in options[int(rand() * len(options))]:  # advance
+                        room[track] -= 1
+                        if track not in markers:
+                            markers.append(track)
+                    continue
+                rand()  # the only legal action, "bust", is still drawn: drop_progress
+                start, open_length = player * SLOTS, self.open_length
+                for track in markers:
+                    room[track] = open_length[track] - board[start + track]
+            elif rand() < 0.5:  # int(rand() * 2) == 0: roll
+                if getrandbits is None:
+                    getrandbits = self.own_rng().getrandbits
+                value = getrandbits(11)  # roll_value
+                while value >= 1296:
+                    value = getrandbits(11)
+                options = allocations(PAIRINGS_BY_ROLL[value])
+                allocating = True
+                continue
+            else:  # stop: settle
+                start = player * SLOTS
+                topped = False
+                for track in markers:
+                    board[start + track] = TRACK_LENGTHS[track] - room[track]
+                    if room[track] == 0:
+                        topped = True
+                if topped:
+                    self.complete([track for track in markers if room[track] == 0])
+            markers.clear()  # end_turn
+            turns += 1
+            options = ()
             if self.won_by >= 0:
                 break
-            if self.phase == DECISION:
-                if int(rand() * 2) == 0:
-                    self.roll()
-                else:
-                    self.stop()
-                continue
-            options = self.options
-            if not options:
-                rand()  # the only legal action, "bust", is still drawn
-                self.temporary = {}
-                self.end_turn()
-                continue
-            moves, temporary = self.permanent[self.player], self.temporary
-            for track in options[int(rand() * len(options))]:
-                temporary[track] = temporary.get(track, moves[track]) + 1
-            self.phase = DECISION
+            player = self.player = (player + 1) % n_players
+            room = rooms[player]
+        if value >= 0:
+            self.dice = ROLLS[value]
+        self.phase, self.options = ALLOCATION if allocating else DECISION, options
+        self.turn_counter += turns
 
-    def roll(self) -> None:
-        """Roll the 4 dice and list the allocations they allow."""
+    def own_rng(self) -> random.Random:
+        """The rng, first copied if a clone may share it."""
         if self.rng_shared:
             own = random.Random.__new__(random.Random)
             own.setstate(self.rng.getstate())
             self.rng, self.rng_shared = own, False
-        self.dice = ROLLS[self.rng.randrange(6**4)]  # four independent d6 from one draw
-        self.phase = ALLOCATION
-        self.options = self.allocations()
+        return self.rng
 
-    def allocations(self) -> tuple:
-        """TAG's allocation actions for the current dice: legal pairings, else legal single sums."""
-        # is_legal written out: room = steps left on a track (0 when completed), new = needs a free marker
-        pairings = PAIRINGS[self.dice]
-        moves, temporary, completed = self.permanent[self.player], self.temporary, self.completed
-        free = MARKERS - len(temporary)
+    def roll(self) -> None:
+        """Roll the 4 dice and list the allocations they allow."""
+        value = roll_value((self.own_rng() if self.rng_shared else self.rng).getrandbits)
+        self.dice = ROLLS[value]  # four independent d6 from one draw
+        self.phase = ALLOCATION
+        self.options = self.allocations(PAIRINGS_BY_ROLL[value])
+
+    def allocations(self, pairings: tuple) -> tuple:
+        """TAG's allocation actions for the dice with these `pairings`: legal pairings, else legal single sums."""
+        # is_legal written out: a step needs room on its track, a track without a marker needs a free one
+        room, markers = self.rooms[self.player], self.markers
+        free = MARKERS - len(markers)
         options = []
         for pairing in pairings:
             a, b = pairing
-            room_a = 0 if completed[a] else TRACK_LENGTHS[a] - temporary.get(a, moves[a])
             if a == b:
-                legal = room_a >= 2 and (a in temporary or free >= 1)
-            else:
-                room_b = 0 if completed[b] else TRACK_LENGTHS[b] - temporary.get(b, moves[b])
-                legal = room_a >= 1 and room_b >= 1 and (a not in temporary) + (b not in temporary) <= free
-            if legal:
+                if room[a] >= 2 and (free or a in markers):
+                    options.append(pairing)
+            elif room[a] > 0 and room[b] > 0 and (free > 1 or (a not in markers) + (b not in markers) <= free):
                 options.append(pairing)
         if len(options) == len(pairings):
             return pairings
         for pairing in pairings:
             if pairing not in options:
-                for track in pairing:
-                    single = (track,)
-                    if (single not in options and not completed[track]
-                            and temporary.get(track, moves[track]) < TRACK_LENGTHS[track]
-                            and (track in temporary or free >= 1)):
+                for single in SINGLES[pairing]:
+                    if single not in options and room[single[0]] > 0 and (free or single[0] in markers):
                         options.append(single)
         return tuple(options)
 
@@ -264,33 +349,63 @@ class CantStopState(State):
 
         Equivalent to TAG's count (3 - markers placed + markers on these tracks >= distinct tracks).
         """
-        moves, temporary, completed = self.permanent[self.player], self.temporary, self.completed
         steps = len(tracks) if tracks[0] == tracks[-1] else 1  # (7, 7) is two steps on one track
         new_markers = 0
         for track in tracks if steps == 1 else tracks[:1]:
-            if completed[track] or temporary.get(track, moves[track]) + steps > TRACK_LENGTHS[track]:
+            if self.rooms[self.player][track] < steps:
                 return False
-            if track not in temporary:
+            if track not in self.markers:
                 new_markers += 1
-        return new_markers <= MARKERS - len(temporary)
+        return new_markers <= MARKERS - len(self.markers)
 
     def stop(self) -> None:
-        """Make the temporary progress permanent, complete tracks that reached the top, check the win."""
-        player = self.player
-        moves, completed = list(self.permanent[player]), list(self.completed)
-        for track, position in self.temporary.items():
-            moves[track] = position
-            if position == TRACK_LENGTHS[track]:
-                completed[track] = True
-        self.permanent = self.permanent[:player] + (tuple(moves),) + self.permanent[player + 1:]
-        self.completed = tuple(completed)
-        self.temporary = {}
-        if self.owned_tracks(player) >= TRACKS_TO_WIN:
-            self.won_by = player
+        """Make the temporary progress permanent and end the turn."""
+        self.settle()
         self.end_turn()
 
+    def settle(self) -> None:
+        """Temporary progress made permanent; tracks it topped are completed, which may win the game."""
+        board, room, markers = self.board, self.rooms[self.player], self.markers
+        start = self.player * SLOTS
+        for track in markers:
+            board[start + track] = TRACK_LENGTHS[track] - room[track]
+        topped = [track for track in markers if room[track] == 0]
+        markers.clear()
+        if topped:
+            self.complete(topped)
+
+    def drop_progress(self) -> None:
+        """A bust: the temporary markers go, the mover's room is measured from its permanent markers again."""
+        room, board, open_length = self.rooms[self.player], self.board, self.open_length
+        start = self.player * SLOTS
+        for track in self.markers:
+            room[track] = open_length[track] - board[start + track]
+        self.markers.clear()
+
+    def complete(self, topped: list) -> None:
+        """The mover completes the `topped` tracks, which may win the game (only now can it reach the target)."""
+        player = self.player
+        completed, open_length, owned = list(self.completed), list(self.open_length), list(self.owned)
+        for track in topped:
+            completed[track], open_length[track] = True, 0
+        owned[player] += len(topped)  # no other seat tops these tracks
+        self.completed, self.open_length, self.owned = tuple(completed), tuple(open_length), tuple(owned)
+        for room in self.rooms:  # the open length drops to 0: so does every seat's room, by the track's length
+            for track in topped:
+                room[track] -= TRACK_LENGTHS[track]
+        if owned[player] >= TRACKS_TO_WIN:
+            self.won_by = player
+
+    def set_completed(self, completed: tuple) -> None:
+        """Set the completed tracks and what follows from them with the board: open lengths, owned tracks."""
+        self.completed = completed
+        self.open_length = tuple(0 if done else length for done, length in zip(completed, TRACK_LENGTHS))
+        board = self.board
+        self.owned = tuple(sum(map(and_, map(eq, board[start:start + SLOTS], TRACK_LENGTHS), completed))
+                           for start in range(0, len(board), SLOTS))
+
     def end_turn(self) -> None:
-        """Count the turn; the next seat decides unless the game is over."""
+        """Count the turn (its markers settled or dropped); the next seat decides unless the game is over."""
         self.turn_counter += 1
         self.phase = DECISION
         self.options = ()
@@ -299,8 +414,7 @@ class CantStopState(State):
 
     def owned_tracks(self, seat: int) -> int:
         """Completed tracks on which `seat`'s permanent marker stands at the top."""
-        # tracks 0 and 1 are never completed, so all 13 count the same tracks as TRACKS (map: no Python loop)
-        return sum(map(and_, map(eq, self.permanent[seat], TRACK_LENGTHS), self.completed))
+        return self.owned[seat]
 
     def clone(self) -> "CantStopState":
         """An independent copy that will roll the same dice (it shares the rng until either side rolls)."""
@@ -309,15 +423,18 @@ class CantStopState(State):
 
     def determinize(self, player: int, rng: random.Random) -> "CantStopState":
         """A copy whose future dice are re-seeded from `rng`: the board is public, later rolls are not."""
-        return self.copy_with(random.Random(rng.getrandbits(64)), shared=False)
+        return self.copy_with(seeded_random(rng.getrandbits(64)), shared=False)
 
     def copy_with(self, rng: random.Random, shared: bool) -> "CantStopState":
         other = CantStopState.__new__(CantStopState)
         other.game = self.game
         other.n_players = self.n_players
-        other.permanent = self.permanent
+        other.board = self.board[:]
         other.completed = self.completed
-        other.temporary = self.temporary.copy()
+        other.open_length = self.open_length
+        other.owned = self.owned
+        other.rooms = list(map(list, self.rooms))
+        other.markers = self.markers[:]
         other.dice = self.dice
         other.phase = self.phase
         other.options = self.options
@@ -333,12 +450,12 @@ class CantStopState(State):
 
     def scores(self) -> list[float]:
         """Completed tracks owned per seat (TAG's game score)."""
-        return [float(self.owned_tracks(p)) for p in range(self.n_players)]
+        return list(map(float, self.owned))
 
     def returns(self) -> list[int]:
         if self.won_by < 0:
             return [0] * self.n_players
-        return returns_from_scores([self.owned_tracks(p) for p in range(self.n_players)])
+        return returns_from_scores(list(self.owned))
 
     def key(self) -> tuple:
         """The position: markers, completed tracks, mover, phase and (when they matter) the dice."""
@@ -356,12 +473,14 @@ class CantStopState(State):
         """TAG's container fields, plus this turn's temporary markers (0 = none) and the phase."""
         if dialect != OURS and check_dialect("cant_stop", dialect) == TAG:
             return cant_stop_tag.tag_json(self)
-        temporary = [0] * 13
-        for track, position in self.temporary.items():
-            temporary[track] = position
+        temporary = [0] * SLOTS
+        room = self.rooms[self.player]
+        for track in self.markers:
+            temporary[track] = TRACK_LENGTHS[track] - room[track]
+        board = self.board
         return {
             "completedColumns": list(self.completed),
-            "playerMarkerPositions": list(map(list, self.permanent)),
+            "playerMarkerPositions": [board[start:start + SLOTS] for start in range(0, len(board), SLOTS)],
             "temporaryMarkerPositions": temporary,
             "dice": list(self.dice),
             "gamePhase": self.phase,

@@ -46,6 +46,9 @@ FIRST_GAME_KINGDOM = ("CELLAR", "MARKET", "MERCHANT", "MILITIA", "MINE", "MOAT",
 CARD_ORDER = {name: i for i, name in enumerate(BASE_CARDS + FIRST_GAME_KINGDOM)}
 # Supply cards as TAG offers them: most expensive first (ties in CARD_ORDER).
 BY_COST_DESCENDING = tuple(sorted(CARD_ORDER, key=lambda c: (-CARDS[c].cost, CARD_ORDER[c])))
+# Per budget (0..most expensive card), the supply cards it can pay for, most expensive first.
+MAX_COST = max(data.cost for data in CARDS.values())
+AFFORDABLE = tuple(tuple(c for c in BY_COST_DESCENDING if CARDS[c].cost <= budget) for budget in range(MAX_COST + 1))
 
 PLAY, BUY = "Play", "Buy"  # turn phases
 WORKSHOP_MAX_COST = 4
@@ -62,8 +65,8 @@ def distinct_in_order(cards) -> list[str]:
 def gain_options(state, max_cost: int, treasures_only: bool = False) -> list[str]:
     """Supply cards with count > 0 and cost <= max_cost, most expensive first."""
     supply = state.supply
-    return [c for c in BY_COST_DESCENDING
-            if supply.get(c, 0) > 0 and CARDS[c].cost <= max_cost and (CARDS[c].treasure or not treasures_only)]
+    return [c for c in AFFORDABLE[min(max_cost, MAX_COST)]
+            if supply.get(c, 0) > 0 and (not treasures_only or CARDS[c].treasure)]
 
 
 def play_card(state, card: str) -> None:

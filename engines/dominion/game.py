@@ -24,12 +24,13 @@ and known hand cards kept), shuffles p's own draw pile, and re-seeds future shuf
 from __future__ import annotations
 
 import random
+from _random import Random as _CRandom
 
 import engines.dominion.tag_json as dominion_tag
 from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
                           returns_from_scores)
 from engines.chance import shuffle
-from engines.dominion.cards import (BUY, BY_COST_DESCENDING, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, PLAY,
+from engines.dominion.cards import (AFFORDABLE, BUY, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, MAX_COST, PLAY,
                                     apply_effect_action, effect_actions, play_card)
 from engines.dominion.state_json import read_state_fields, valid_turn
 
@@ -44,9 +45,18 @@ TREASURE = {card: data.treasure for card, data in CARDS.items()}
 ACTION_CARDS = tuple(card for card in CARD_ORDER if CARDS[card].is_action)  # in canonical order
 PLAY_ACTIONS = {card: ("play", card) for card in ACTION_CARDS}
 BUY_ACTIONS = {card: ("buy", card) for card in CARDS}
-# Per budget (0..most expensive card), the supply cards it can pay for, most expensive first.
-MAX_COST = max(data.cost for data in CARDS.values())
-AFFORDABLE = tuple(tuple(c for c in BY_COST_DESCENDING if CARDS[c].cost <= budget) for budget in range(MAX_COST + 1))
+ACTION_SET = frozenset(ACTION_CARDS)
+ACTION_INDEX = {card: i for i, card in enumerate(ACTION_CARDS)}
+# The generator of reshuffles, re-seeded before each one with the state's chance_seed, as random.Random(seed)
+# seeds a new one (_random's seed without random.Random's Python layers: the same state, a little faster).
+_RESHUFFLE_RNG = random.Random()
+_seed_rng = _CRandom.seed
+
+
+def playable(hand: list[str]) -> list[str]:
+    """The distinct action cards in `hand`, in canonical order: the cards legal_actions offers to play."""
+    present = ACTION_SET.intersection(hand)
+    return list(present) if len(present) < 2 else sorted(present, key=ACTION_INDEX.__getitem__)
 
 
 class DominionState(State):
@@ -87,6 +97,10 @@ class DominionState(State):
         """Draw `count` cards into `seat`'s hand, reshuffling the discard pile when the draw pile is empty."""
         pile = self.draw_piles[seat]
         hand = self.hands[seat]
+        if len(pile) >= count:  # the usual case: no reshuffle
+            hand += pile[:count]
+            del pile[:count]
+            return
         while count > 0:
             if not pile:
                 discard = self.discards[seat]
@@ -101,7 +115,8 @@ class DominionState(State):
             count -= len(drawn)
 
     def _shuffle(self, cards: list[str]) -> None:
-        rng = random.Random(self.chance_seed)
+        rng = _RESHUFFLE_RNG
+        _seed_rng(rng, self.chance_seed)
         shuffle(rng, cards)
         self.chance_seed = rng.getrandbits(64)
 
@@ -137,19 +152,25 @@ class DominionState(State):
         if self.pending is not None:
             return effect_actions(self)
         if self.phase == PLAY:
-            hand = set(self.hands[self.turn_player])
-            actions = [PLAY_ACTIONS[c] for c in ACTION_CARDS if c in hand]
+            actions = list(map(PLAY_ACTIONS.__getitem__, playable(self.hands[self.turn_player])))
             actions.append("end_phase")
             return actions
         budget = sum(map(TREASURE.__getitem__, self.hands[self.turn_player])) - self.spent + self.additional_spend
         if budget < 0:
             return ["end_phase"]
         supply = self.supply
-        actions = [BUY_ACTIONS[c] for c in AFFORDABLE[min(budget, MAX_COST)] if supply.get(c, 0) > 0]
+        affordable = AFFORDABLE[budget if budget < MAX_COST else MAX_COST]
+        if 0 in supply.values():  # a pile is empty
+            actions = [BUY_ACTIONS[c] for c in affordable if supply.get(c, 0) > 0]
+        else:
+            actions = list(map(BUY_ACTIONS.__getitem__, affordable))
         actions.append("end_phase")
         return actions
 
     def apply(self, action) -> None:
+        if not self.terminal and self.pending is None and self._is_legal_turn_action(action):
+            self._apply_legal(action)
+            return
         if type(action) is list:
             action = normalize_action(action)
         legal = self.legal_actions()
@@ -159,15 +180,66 @@ class DominionState(State):
                              f"({where}); legal: {legal}")
         self._apply_legal(action)
 
+    def _is_legal_turn_action(self, action) -> bool:
+        """Whether legal_actions (no effect pending, game on) holds `action`, a play, buy or end_phase,
+        without listing them; False for anything else, which apply then checks against the list."""
+        if action == "end_phase":
+            return True
+        if type(action) is not tuple or len(action) != 2 or type(action[1]) is not str:
+            return False
+        kind, card = action
+        hand = self.hands[self.turn_player]
+        if self.phase == PLAY:
+            return kind == "play" and card in ACTION_SET and card in hand
+        return (kind == "buy" and self.supply.get(card, 0) > 0
+                and CARDS[card].cost <= sum(map(TREASURE.__getitem__, hand)) - self.spent + self.additional_spend)
+
     def random_playout(self, rand, max_actions: int) -> None:
-        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does,
-        listing the legal actions once per move (apply would list them again to check the action)."""
-        legal_actions, apply_legal = self.legal_actions, self._apply_legal
+        """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does.
+
+        Pending card effects go through legal_actions and _apply_legal; plays and buys are written out here
+        (MCTS spends its time on them), drawing from the lists legal_actions would return, without building
+        them. Only a gain can end the game: the supply check runs after buys, and _apply_legal's after effects.
+        """
+        supply, hands = self.supply, self.hands
         for _ in range(max_actions):
             if self.terminal:
                 break
-            actions = legal_actions()
-            apply_legal(actions[int(rand() * len(actions))])
+            if self.pending is not None:
+                actions = effect_actions(self)
+                self._apply_legal(actions[int(rand() * len(actions))])
+                continue
+            hand = hands[self.turn_player]
+            if self.phase == PLAY:
+                cards = () if ACTION_SET.isdisjoint(hand) else playable(hand)
+                choice = int(rand() * (len(cards) + 1))
+                if choice < len(cards):
+                    play_card(self, cards[choice])
+                    if self.pending is None and self.actions < 1:
+                        self._start_buy_phase()
+                else:  # end_phase
+                    self._start_buy_phase()
+                continue
+            budget = sum(map(TREASURE.__getitem__, hand)) - self.spent + self.additional_spend
+            if budget < 0:
+                buyable = ()
+            else:
+                buyable = AFFORDABLE[budget if budget < MAX_COST else MAX_COST]
+                if 0 in supply.values():  # a pile is empty: legal_actions' filter
+                    buyable = [card for card in buyable if supply[card] > 0]
+            choice = int(rand() * (len(buyable) + 1))
+            if choice < len(buyable):
+                card = buyable[choice]
+                self.spent += CARDS[card].cost
+                self.buys -= 1
+                supply[card] -= 1  # gain
+                self.discards[self.turn_player].append(card)
+                if supply["PROVINCE"] == 0 or (0 in supply.values() and self._supply_exhausted()):
+                    self.terminal = True
+                elif self.buys < 1:
+                    self._end_turn()
+            else:  # end_phase
+                self._end_turn()
 
     def _apply_legal(self, action) -> None:
         """Apply `action`, known to be legal (and normalised), for the current player."""
@@ -197,7 +269,7 @@ class DominionState(State):
         if self.supply["PROVINCE"] == 0:
             return True
         limit = self.game.params["piles_exhausted_for_game_end"]
-        return 0 in counts and sum(1 for count in counts if count == 0) >= limit
+        return 0 in counts and list(counts).count(0) >= limit
 
     def _start_buy_phase(self) -> None:
         self.phase = BUY
@@ -206,12 +278,13 @@ class DominionState(State):
 
     def _end_turn(self) -> None:
         seat = self.turn_player
-        self.discards[seat].extend(self.hands[seat])
-        self.discards[seat].extend(self.tableaux[seat])
-        self.hands[seat].clear()
-        self.tableaux[seat].clear()
+        hand, tableau, discard = self.hands[seat], self.tableaux[seat], self.discards[seat]
+        discard += hand
+        discard += tableau
+        hand.clear()
+        tableau.clear()
         self.revealed[seat].clear()
-        self.draw(seat, self.game.params["hand_size"])
+        self.draw(seat, self.game.hand_size)
         self.defence_status = [False] * self.n_players
         self.phase = PLAY
         self.actions, self.buys, self.spent, self.additional_spend, self.merchants_played = 1, 1, 0, 0, 0
@@ -221,12 +294,16 @@ class DominionState(State):
             self.round_counter += 1
 
     def clone(self) -> "DominionState":
+        return self._copy(list(map(list, self.hands)), list(map(list, self.draw_piles)))
+
+    def _copy(self, hands: list[list[str]], draw_piles: list[list[str]]) -> "DominionState":
+        """A copy of this state with the given (new) hands and draw piles."""
         other = DominionState.__new__(DominionState)
         other.game = self.game
         other.n_players = self.n_players
         other.supply = dict(self.supply)
-        other.hands = list(map(list, self.hands))
-        other.draw_piles = list(map(list, self.draw_piles))
+        other.hands = hands
+        other.draw_piles = draw_piles
         other.discards = list(map(list, self.discards))
         other.tableaux = list(map(list, self.tableaux))
         other.trash = list(self.trash)
@@ -329,23 +406,27 @@ class DominionState(State):
         """Cards of `seat` whose zone or position `observer` cannot tell: sorted, so order leaks nothing."""
         if seat == observer:
             return sorted(self.draw_piles[seat])
-        hidden = list(self.hands[seat])
-        for card in self.revealed[seat]:
+        hidden = self.hands[seat] + self.draw_piles[seat]
+        for card in self.revealed[seat]:  # revealed cards are in the hand, so the hand's copy goes
             hidden.remove(card)
-        return sorted(hidden + self.draw_piles[seat])
+        hidden.sort()
+        return hidden
 
     def determinize(self, player: int, rng: random.Random) -> "DominionState":
         if not 0 <= player < self.n_players:
             raise ValueError(f"dominion: determinize player {player} is not a seat of {self.n_players}")
-        state = self.clone()
+        hands, draw_piles = [], []
         for seat in range(self.n_players):
             cards = self._unlocated(seat, player)
             shuffle(rng, cards)
-            if seat != player:
+            if seat == player:
+                hands.append(self.hands[seat][:])
+            else:
                 hidden_in_hand = len(self.hands[seat]) - len(self.revealed[seat])
-                state.hands[seat] = list(self.revealed[seat]) + cards[:hidden_in_hand]
+                hands.append(self.revealed[seat] + cards[:hidden_in_hand])
                 cards = cards[hidden_in_hand:]
-            state.draw_piles[seat] = cards
+            draw_piles.append(cards)
+        state = self._copy(hands, draw_piles)
         state.chance_seed = rng.getrandbits(64)
         return state
 
@@ -365,6 +446,7 @@ class Dominion(Game):
         if self.params["hand_size"] < 1 or self.params["piles_exhausted_for_game_end"] < 1:
             raise ValueError("dominion: hand_size and piles_exhausted_for_game_end must be at least 1")
         self.n_players = self.params["n_players"]
+        self.hand_size = self.params["hand_size"]
 
     def initial_supply(self) -> dict[str, int]:
         p = self.params
