@@ -46,12 +46,11 @@ from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS,
 from engines.seven_wonders.hidden import determinize
 from engines.seven_wonders.state_json import parse_state, state_json
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
-from engines.seven_wonders.trade import NO_UNITS, affordable_payments, own_supply, payment_table, sellable_units
+from engines.seven_wonders.trade import NO_SUPPLY, affordable, seat_supply, seller_supply, sellable_units
 
 COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1
 LAST_AGE = 3
-NO_MARKET = (NO_UNITS, NO_UNITS, (0, 0, 0, 0))  # own production only
 
 
 class SevenWonders(Game):
@@ -243,8 +242,9 @@ class SevenWondersState(State):
                 distinct.append(name)
         plays = []
         built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}
-        market, own = self._market(seat), own_supply(self.res[seat])
-        coins, payments = self.res[seat][COIN], payment_table(own, market)
+        res, n = self.res, self.n_players
+        own, prices, coins = seat_supply(res[seat]), self._prices(seat), res[seat][COIN]
+        left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
         for name in distinct:
             if SAME_STRUCTURE.get(name, name) in built:
                 continue
@@ -252,15 +252,15 @@ class SevenWondersState(State):
             if self._is_free(seat, card, len(hand)):
                 plays.append(("play", name, 0, 0))
             else:
-                options = affordable_payments(payments, card.cost, own, market, coins)
+                options = affordable(card.cost, own, left, right, prices, coins)
                 plays.extend(("play", name, l, r) for l, r in options)
         stages = []
         wonder, side, stage, _ = self.boards[seat]
         costs = WONDERS[wonder].costs[side]
         if stage <= len(costs):
-            stage_market = market if self.game.stage_trading else NO_MARKET
-            table = payments if self.game.stage_trading else payment_table(own, NO_MARKET)
-            options = affordable_payments(table, costs[stage - 1], own, stage_market, coins)
+            if not self.game.stage_trading:
+                left = right = NO_SUPPLY
+            options = affordable(costs[stage - 1], own, left, right, prices, coins)
             stages = [("wonder", name, l, r) for name in distinct for l, r in options]
         return plays + stages + [("discard", name) for name in distinct]
 
@@ -309,13 +309,17 @@ class SevenWondersState(State):
                 return True
         return not card.cost
 
-    def _market(self, seat: int) -> tuple:
-        """What `seat` can buy: (left neighbour's units, right neighbour's units, unit prices)."""
-        n, played = self.n_players, self.played[seat]
+    def _prices(self, seat: int) -> tuple:
+        """`seat`'s unit prices: (left basic, left rare, right basic, right rare)."""
+        played = self.played[seat]
         rare = DISCOUNT if "Marketplace" in played else PRICE
-        prices = (DISCOUNT if "EastTradingPost" in played else PRICE, rare,
-                  DISCOUNT if "WestTradingPost" in played else PRICE, rare)
-        return sellable_units(self.res[(seat - 1) % n]), sellable_units(self.res[(seat + 1) % n]), prices
+        return (DISCOUNT if "EastTradingPost" in played else PRICE, rare,
+                DISCOUNT if "WestTradingPost" in played else PRICE, rare)
+
+    def _market(self, seat: int) -> tuple:
+        """What `seat` can buy in trade.payment_options form: (left neighbour's units, right's, unit prices)."""
+        n = self.n_players
+        return sellable_units(self.res[(seat - 1) % n]), sellable_units(self.res[(seat + 1) % n]), self._prices(seat)
 
     def _resolve_round(self) -> None:
         """Execute every seat's choice in seat order, then Halicarnassus, rotation and the age end."""

@@ -69,3 +69,49 @@ def test_cached_payments_equal_payment_options_with_the_budget():
                 assert trade.affordable_payments(table, cost, own, market, coins) == expected
                 checked += 1
     assert checked > 100
+
+
+def test_rank_payment_front_equals_the_exhaustive_search():
+    """payment_front (matroid ranks) equals payment_options (unit-by-unit search) on random productions and
+    markets, discounts included, with own choice producers, wilds and neighbours' two-good producers."""
+    from engines.seven_wonders.cards import CARDS, INDEX, RESOURCES, WONDERS
+    rng = random.Random(1)
+    costs = [card.cost for card in CARDS.values()] + [cost for w in WONDERS.values() for side in w.costs
+                                                      for cost in side]
+    costs += [tuple((good, rng.randrange(1, 4)) for good in rng.sample(GOODS, rng.randrange(1, 6)))
+              for _ in range(100)]
+    several = 0
+    for _ in range(3000):
+        res = [[rng.choice((0, 0, 0, 1, 1, 2)) if i < INDEX["Cog"] else 0 for i in range(len(RESOURCES))]
+               for _ in range(3)]
+        prices = tuple(rng.choice((1, 2)) for _ in range(4))
+        cost = rng.choice(costs)
+        expected = trade.payment_options(trade.goods_needed(cost), trade.own_supply(res[0]),
+                                         trade.sellable_units(res[1]), trade.sellable_units(res[2]), prices,
+                                         trade.UNLIMITED)
+        assert trade.payment_front(trade.cost_parts(cost)[1], trade.seat_supply(res[0]), trade.seller_supply(res[1]),
+                                   trade.seller_supply(res[2]), prices) == expected, (cost, res, prices)
+        several += len(expected) > 1
+    assert several > 300  # many fronts with a real choice between the sides
+
+
+def test_affordable_equals_payment_options_in_played_positions():
+    """What seat_actions offers per card and wonder stage equals the exhaustive search within the coins."""
+    from engines.seven_wonders.cards import CARDS, INDEX, WONDERS
+    game = load_game("seven_wonders", stage_trading=True)
+    checked = 0
+    for state in random_play_states(game, n_games=2, every=5):
+        n = state.n_players
+        for seat in range(n):
+            left, right, prices = state._market(seat)
+            own, coins = trade.own_supply(state.res[seat]), state.res[seat][INDEX["Coin"]]
+            supplies = (trade.seat_supply(state.res[seat]), trade.seller_supply(state.res[(seat - 1) % n]),
+                        trade.seller_supply(state.res[(seat + 1) % n]))
+            wonder, side, stage, _ = state.boards[seat]
+            stage_costs = WONDERS[wonder].costs[side][stage - 1: stage]
+            for cost in [CARDS[name].cost for name in state.hands[seat]] + list(stage_costs):
+                expected = trade.payment_options(trade.goods_needed(cost), own, left, right, prices,
+                                                 coins - trade.coin_cost(cost))
+                assert trade.affordable(cost, *supplies, prices, coins) == expected
+                checked += 1
+    assert checked > 100
