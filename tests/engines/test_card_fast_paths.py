@@ -115,3 +115,52 @@ def test_affordable_equals_payment_options_in_played_positions():
                 assert trade.affordable(cost, *supplies, prices, coins) == expected
                 checked += 1
     assert checked > 100
+
+
+def card_by_card_hand_points(hand, played, victory_threshold):
+    """Sea Salt & Paper hand points counted card by card (the reference for cards.hand_points)."""
+    from engines.sea_salt_paper import cards
+    n = len(cards.SUITES)
+    suites, collectors, duos, played_suites = [0] * n, [0] * n, [0] * n, [0] * n
+    multipliers, mermaids = [], 0
+    for kind in hand:
+        suite, ctype = cards.SUITE_ID[kind], cards.TYPE_ID[kind]
+        if ctype == 2:
+            multipliers.append(suite)
+            continue
+        suites[suite] += 1
+        if ctype == 0:
+            duos[suite] += 1
+        elif ctype == 1:
+            collectors[suite] += 1
+        else:
+            mermaids += 1
+    if mermaids >= 4:
+        return victory_threshold
+    for kind in played:
+        played_suites[cards.SUITE_ID[kind]] += 1
+        suites[cards.SUITE_ID[kind]] += 1
+    score = cards.pair_points(duos) + (cards.pair_points(played_suites) if played else 0)
+    for suite, base, increment in cards.COLLECTOR_IDS:
+        if collectors[suite]:
+            score += base + increment * (collectors[suite] - 1)
+    for suite in multipliers:
+        score += cards.MULTIPLIER_BY_ID[suite] * suites[suite]
+    if mermaids:
+        score += sum(sorted(cards.colour_counts(hand, played), reverse=True)[:mermaids])
+    return score
+
+
+def test_slot_count_hand_points_equal_the_card_by_card_count():
+    """hand_points (per (suite, type) slot counts) equals counting card by card on random hands and areas."""
+    from engines.sea_salt_paper.cards import DECK, hand_points, slot_counts
+    rng = random.Random(2)
+    scores = set()
+    for _ in range(20000):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        hand, played = deck[:rng.randrange(16)], deck[20:20 + rng.choice((0, 0, 2, 4, 6))]
+        expected = card_by_card_hand_points(hand, played, 30)
+        assert hand_points(hand, played, 30) == expected == hand_points(hand, played, 30, slot_counts(hand))
+        scores.add(expected)
+    assert len(scores) > 20  # collectors, multipliers, mermaids and pairs all vary
