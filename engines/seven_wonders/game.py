@@ -46,11 +46,15 @@ from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS,
 from engines.seven_wonders.hidden import determinize
 from engines.seven_wonders.state_json import parse_state, state_json
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
-from engines.seven_wonders.trade import NO_SUPPLY, affordable, seat_supply, seller_supply, sellable_units
+from engines.seven_wonders.trade import NO_SUPPLY, affordable, cost_parts, seat_supply, seller_supply, sellable_units
 
 COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1
 LAST_AGE = 3
+COST_PARTS = {name: cost_parts(card.cost) for name, card in CARDS.items()}  # what affordable takes
+# The other card that counts as the same structure (LoomAge2 for Loom, ...): no duplicates are built.
+TWIN = {name: other for name in SAME_STRUCTURE for other in SAME_STRUCTURE
+        if other != name and SAME_STRUCTURE[other] == SAME_STRUCTURE[name]}
 
 
 class SevenWonders(Game):
@@ -236,23 +240,20 @@ class SevenWondersState(State):
 
     def seat_actions(self, seat: int) -> list:
         """The choices open to `seat` in the current round (plays, wonder stages, discards)."""
-        hand, distinct = self.hands[seat], []
-        for name in self.hands[seat]:
-            if name not in distinct:
-                distinct.append(name)
+        hand, played = self.hands[seat], self.played[seat]
+        distinct = list(dict.fromkeys(hand))  # first occurrences, in hand order
         plays = []
-        built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}
         res, n = self.res, self.n_players
         own, prices, coins = seat_supply(res[seat]), self._prices(seat), res[seat][COIN]
         left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
         for name in distinct:
-            if SAME_STRUCTURE.get(name, name) in built:
+            if name in played or (name in TWIN and TWIN[name] in played):
                 continue
             card = CARDS[name]
-            if self._is_free(seat, card, len(hand)):
+            if not card.cost or self._is_free(seat, card, len(hand)):
                 plays.append(("play", name, 0, 0))
             else:
-                options = affordable(card.cost, own, left, right, prices, coins)
+                options = affordable(COST_PARTS[name], own, left, right, prices, coins)
                 plays.extend(("play", name, l, r) for l, r in options)
         stages = []
         wonder, side, stage, _ = self.boards[seat]
@@ -260,7 +261,7 @@ class SevenWondersState(State):
         if stage <= len(costs):
             if not self.game.stage_trading:
                 left = right = NO_SUPPLY
-            options = affordable(costs[stage - 1], own, left, right, prices, coins)
+            options = affordable(cost_parts(costs[stage - 1]), own, left, right, prices, coins)
             stages = [("wonder", name, l, r) for name in distinct for l, r in options]
         return plays + stages + [("discard", name) for name in distinct]
 
@@ -298,16 +299,19 @@ class SevenWondersState(State):
         return self.seat_actions(self.current_player)
 
     def _is_free(self, seat: int, card, hand_size: int) -> bool:
-        played = self.played[seat]
-        if card.chains and any(name in played for name in card.chains):
+        if not card.cost:
             return True
+        played = self.played[seat]
+        for name in card.chains:
+            if name in played:
+                return True
         wonder, side, stage, _ = self.boards[seat]
         if wonder == OLYMPIA:
             if side == 0 and stage > 2 and all(CARDS[name].kind != card.kind for name in played):
                 return True
             if side == 1 and ((stage > 1 and hand_size == CARDS_PER_HAND) or (stage > 2 and hand_size == 2)):
                 return True
-        return not card.cost
+        return False
 
     def _prices(self, seat: int) -> tuple:
         """`seat`'s unit prices: (left basic, left rare, right basic, right rare)."""

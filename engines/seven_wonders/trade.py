@@ -72,24 +72,38 @@ OWN_UNITS = tuple((i, CHOICE_MASKS[k]) for k, i in enumerate(CHOICE_INDEX))
 SOLD_UNITS = tuple((i, SELLABLE_MASKS[u]) for u, i in enumerate(SELLABLE))
 
 
+PRODUCTION = max(GOOD_INDEX + CHOICE_INDEX) + 1  # resources[:PRODUCTION] hold the goods and choice producers
+
+
 def seat_supply(resources: list[int]) -> tuple:
     """A seat's own production for payment_front: (its resource counts, basic choice units, rare choice units),
     units as (goods mask, count)."""
-    basic, rare = [], []
-    for i, mask in OWN_UNITS:
-        if resources[i]:
-            (basic if mask & BASIC_BITS else rare).append((mask, resources[i]))
-    return resources, basic, rare
+    return (resources,) + _own_units(tuple(resources[:PRODUCTION]))
 
 
 def seller_supply(resources: list[int]) -> tuple:
     """What a neighbour sells, as (basic units, rare units) of (goods mask, count): its single and two-good
     producers, never its wilds."""
+    return _sold_units(tuple(resources[:PRODUCTION]))
+
+
+@lru_cache(maxsize=1 << 14)
+def _own_units(production: tuple) -> tuple:
+    return _units(production, OWN_UNITS)
+
+
+@lru_cache(maxsize=1 << 14)
+def _sold_units(production: tuple) -> tuple:
+    return _units(production, SOLD_UNITS)
+
+
+def _units(production: tuple, sources: tuple) -> tuple:
+    """(basic units, rare units) of the `sources` ((resource index, goods mask), ...) that `production` has."""
     basic, rare = [], []
-    for i, mask in SOLD_UNITS:
-        if resources[i]:
-            (basic if mask & BASIC_BITS else rare).append((mask, resources[i]))
-    return basic, rare
+    for i, mask in sources:
+        if production[i]:
+            (basic if mask & BASIC_BITS else rare).append((mask, production[i]))
+    return tuple(basic), tuple(rare)
 
 
 @lru_cache(maxsize=None)
@@ -136,9 +150,17 @@ def _class_front(short: list[int], mask: int, own: list, left: list, right: list
             for a in range(bought - (r_right - r_own), r_left - r_own + 1)]
 
 
-def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tuple) -> tuple:
-    """payment_options with no budget: `need` as cost_parts' goods, `own` from seat_supply, `left`/`right`
-    from seller_supply (or NO_SUPPLY), `prices` as in payment_options."""
+FREE = ((0, 0),)  # the payment of what own production covers
+NO_SUPPLY = ((), ())  # a neighbour that sells nothing
+UNLIMITED = 1 << 30  # a budget no payment reaches
+
+
+def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tuple,
+                  budget: int = UNLIMITED) -> tuple:
+    """payment_options: `need` as cost_parts' goods, `own` from seat_supply, `left`/`right` from seller_supply
+    (or NO_SUPPLY), `prices` as in payment_options, `budget` the coins to spend on trade."""
+    if budget < 0:
+        return ()
     resources = own[0]
     short = None
     basic = rare = 0
@@ -164,28 +186,16 @@ def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tu
         if rare_front is None:
             return ()
         front = rare_front if front is None else pareto([(a + c, b + d) for a, b in front for c, d in rare_front])
-    return tuple(front)
-
-
-FREE = ((0, 0),)  # the payment of what own production covers
-NO_SUPPLY = ([], [])  # a neighbour that sells nothing
-
-
-def affordable(cost: tuple, own: tuple, left: tuple, right: tuple, prices: tuple, coins: int) -> tuple:
-    """The payment_front payments of `cost` ((resource, n), ... with coins) that `coins` can pay."""
-    coin, need = cost_parts(cost)
-    budget = coins - coin
-    if budget < 0:
-        return ()
-    front = payment_front(need, own, left, right, prices)
-    if front is FREE:
-        return front
     return tuple(p for p in front if p[0] + p[1] <= budget)
+
+
+def affordable(parts: tuple, own: tuple, left: tuple, right: tuple, prices: tuple, coins: int) -> tuple:
+    """The payments of a cost (as cost_parts: its coins and goods) that `coins` can pay."""
+    return payment_front(parts[1], own, left, right, prices, coins - parts[0])
 
 
 # -- the unit-by-unit search (the reference) ------------------------------------------------------------
 
-UNLIMITED = 1 << 30  # a budget no payment reaches
 MAX_TABLES = 1 << 15  # payment tables kept before the cache starts afresh
 _TABLES: dict = {}
 

@@ -112,7 +112,7 @@ def test_affordable_equals_payment_options_in_played_positions():
             for cost in [CARDS[name].cost for name in state.hands[seat]] + list(stage_costs):
                 expected = trade.payment_options(trade.goods_needed(cost), own, left, right, prices,
                                                  coins - trade.coin_cost(cost))
-                assert trade.affordable(cost, *supplies, prices, coins) == expected
+                assert trade.affordable(trade.cost_parts(cost), *supplies, prices, coins) == expected
                 checked += 1
     assert checked > 100
 
