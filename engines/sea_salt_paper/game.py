@@ -416,7 +416,8 @@ class SeaSaltPaperState(State):
             place[:] = pool[start:start + len(place)]
             start += len(place)
         other.chance_seed = rng.getrandbits(64)
-        other.legal = None  # the mover's hand may have been re-dealt
+        if player != self.player:
+            other.legal = None  # the mover's hand was re-dealt (what else the actions read keeps its sizes)
         return other
 
     def all_cards(self) -> Counter:

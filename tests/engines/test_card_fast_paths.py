@@ -164,3 +164,21 @@ def test_slot_count_hand_points_equal_the_card_by_card_count():
         assert hand_points(hand, played, 30) == expected == hand_points(hand, played, 30, slot_counts(hand))
         scores.add(expected)
     assert len(scores) > 20  # collectors, multipliers, mermaids and pairs all vary
+
+
+@pytest.mark.parametrize("name", ["sea_salt_paper", "seven_wonders"])
+def test_determinize_keeps_only_legal_actions_that_are_still_right(name):
+    """A determinization by the mover keeps its cached legal actions: they equal a fresh listing; by another
+    seat they are listed afresh."""
+    game = load_game(name)
+    rng = random.Random(3)
+    for state in random_play_states(game, n_games=2, every=3):
+        if state.is_terminal():
+            continue
+        state.legal_actions()  # cache them, as MCTS does at the root
+        for seat in range(state.n_players):
+            sample = state.determinize(seat, rng)
+            cached = sample.legal_actions()
+            fresh = sample.clone()
+            setattr(fresh, "legal" if name == "sea_salt_paper" else "_legal", None)
+            assert cached == fresh.legal_actions()
