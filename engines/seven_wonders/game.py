@@ -46,12 +46,14 @@ from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS,
 from engines.seven_wonders.hidden import determinize
 from engines.seven_wonders.state_json import parse_state, state_json
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
-from engines.seven_wonders.trade import NO_SUPPLY, affordable, cost_parts, seat_supply, seller_supply, sellable_units
+from engines.seven_wonders.trade import NO_SUPPLY, cost_parts, payment_front, seat_supply, seller_supply, sellable_units
 
 COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1
 LAST_AGE = 3
-COST_PARTS = {name: cost_parts(card.cost) for name, card in CARDS.items()}  # what affordable takes
+COST_PARTS = {name: cost_parts(card.cost) for name, card in CARDS.items()}
+FREE_PLAY = {name: ("play", name, 0, 0) for name in CARDS}  # shared action tuples (they are immutable)
+DISCARD = {name: ("discard", name) for name in CARDS}
 # The other card that counts as the same structure (LoomAge2 for Loom, ...): no duplicates are built.
 TWIN = {name: other for name in SAME_STRUCTURE for other in SAME_STRUCTURE
         if other != name and SAME_STRUCTURE[other] == SAME_STRUCTURE[name]}
@@ -171,7 +173,7 @@ class SevenWondersState(State):
             self._finish_round()
             return
         self.pending[self.current_player] = action
-        if all(choice is not None for choice in self.pending):
+        if None not in self.pending:
             self._resolve_round()
 
     def clone(self) -> "SevenWondersState":
@@ -251,19 +253,20 @@ class SevenWondersState(State):
                 continue
             card = CARDS[name]
             if not card.cost or self._is_free(seat, card, len(hand)):
-                plays.append(("play", name, 0, 0))
+                plays.append(FREE_PLAY[name])
             else:
-                options = affordable(COST_PARTS[name], own, left, right, prices, coins)
-                plays.extend(("play", name, l, r) for l, r in options)
+                coin, need = COST_PARTS[name]
+                plays += [("play", name, l, r) for l, r in payment_front(need, own, left, right, prices, coins - coin)]
         stages = []
         wonder, side, stage, _ = self.boards[seat]
         costs = WONDERS[wonder].costs[side]
         if stage <= len(costs):
             if not self.game.stage_trading:
                 left = right = NO_SUPPLY
-            options = affordable(cost_parts(costs[stage - 1]), own, left, right, prices, coins)
+            coin, need = cost_parts(costs[stage - 1])
+            options = payment_front(need, own, left, right, prices, coins - coin)
             stages = [("wonder", name, l, r) for name in distinct for l, r in options]
-        return plays + stages + [("discard", name) for name in distinct]
+        return plays + stages + [DISCARD[name] for name in distinct]
 
     def discard_builds(self, seat: int) -> list:
         built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}

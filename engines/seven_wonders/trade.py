@@ -5,7 +5,7 @@ Pareto-minimal payment that covers the cost within the budget: no other payment 
 neighbours. Own production (single goods, choice producers and wilds) is free; a neighbour sells the goods
 of its single and two-good producers (never wilds) at a per-unit price per side and good class.
 
-The engine calls `affordable` (the exact front from matroid ranks, `payment_front`). `payment_options` and
+The engine calls `payment_front` (the exact front from matroid ranks). `payment_options` and
 its cache layer (`payment_table`, `affordable_payments`) are the earlier unit-by-unit search, kept as the
 reference the tests compare the front with.
 """
@@ -60,11 +60,7 @@ BASIC_BITS = (1 << N_BASIC) - 1
 SELLABLE_MASKS = tuple(1 << g for g in range(N_GOODS)) + CHOICE_MASKS[:TRADEABLE_CHOICES]
 
 
-def _submasks(mask: int) -> tuple:
-    return tuple(s for s in range(mask + 1) if s & mask == s)
-
-
-SUBMASKS = tuple(_submasks(mask) for mask in range(1 << N_GOODS))
+NONEMPTY_SUBMASKS = tuple(tuple(s for s in range(1, mask + 1) if s & mask == s) for mask in range(1 << N_GOODS))
 BITS = tuple(tuple(g for g in range(N_GOODS) if mask >> g & 1) for mask in range(1 << N_GOODS))
 
 
@@ -120,7 +116,7 @@ def _class_front(short: list[int], mask: int, own: list, left: list, right: list
     for g in BITS[mask]:
         total += short[g]
     r_own = r_left = r_right = r_all = total  # S = {} gives the shortage itself
-    for s in SUBMASKS[mask][1:]:
+    for s in NONEMPTY_SUBMASKS[mask]:
         outside = total
         for g in BITS[s]:
             outside -= short[g]
@@ -187,11 +183,6 @@ def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tu
             return ()
         front = rare_front if front is None else pareto([(a + c, b + d) for a, b in front for c, d in rare_front])
     return tuple(p for p in front if p[0] + p[1] <= budget)
-
-
-def affordable(parts: tuple, own: tuple, left: tuple, right: tuple, prices: tuple, coins: int) -> tuple:
-    """The payments of a cost (as cost_parts: its coins and goods) that `coins` can pay."""
-    return payment_front(parts[1], own, left, right, prices, coins - parts[0])
 
 
 # -- the unit-by-unit search (the reference) ------------------------------------------------------------

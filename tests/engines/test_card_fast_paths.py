@@ -95,7 +95,7 @@ def test_rank_payment_front_equals_the_exhaustive_search():
     assert several > 300  # many fronts with a real choice between the sides
 
 
-def test_affordable_equals_payment_options_in_played_positions():
+def test_budgeted_payment_front_equals_payment_options_in_played_positions():
     """What seat_actions offers per card and wonder stage equals the exhaustive search within the coins."""
     from engines.seven_wonders.cards import CARDS, INDEX, WONDERS
     game = load_game("seven_wonders", stage_trading=True)
@@ -112,7 +112,8 @@ def test_affordable_equals_payment_options_in_played_positions():
             for cost in [CARDS[name].cost for name in state.hands[seat]] + list(stage_costs):
                 expected = trade.payment_options(trade.goods_needed(cost), own, left, right, prices,
                                                  coins - trade.coin_cost(cost))
-                assert trade.affordable(trade.cost_parts(cost), *supplies, prices, coins) == expected
+                coin, need = trade.cost_parts(cost)
+                assert trade.payment_front(need, *supplies, prices, coins - coin) == expected
                 checked += 1
     assert checked > 100
 
