@@ -52,6 +52,8 @@ COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1
 LAST_AGE = 3
 COST_PARTS = {name: cost_parts(card.cost) for name, card in CARDS.items()}
+STAGE_PARTS = {name: tuple(tuple(cost_parts(cost) for cost in side) for side in wonder.costs)
+               for name, wonder in WONDERS.items()}
 FREE_PLAY = {name: ("play", name, 0, 0) for name in CARDS}  # shared action tuples (they are immutable)
 DISCARD = {name: ("discard", name) for name in CARDS}
 # The other card that counts as the same structure (LoomAge2 for Loom, ...): no duplicates are built.
@@ -244,7 +246,7 @@ class SevenWondersState(State):
         """The choices open to `seat` in the current round (plays, wonder stages, discards)."""
         hand, played = self.hands[seat], self.played[seat]
         distinct = list(dict.fromkeys(hand))  # first occurrences, in hand order
-        plays = []
+        actions = []  # plays, then wonder stages, then discards
         res, n = self.res, self.n_players
         own, prices, coins = seat_supply(res[seat]), self._prices(seat), res[seat][COIN]
         left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
@@ -253,20 +255,24 @@ class SevenWondersState(State):
                 continue
             card = CARDS[name]
             if not card.cost or self._is_free(seat, card, len(hand)):
-                plays.append(FREE_PLAY[name])
+                actions.append(FREE_PLAY[name])
             else:
                 coin, need = COST_PARTS[name]
-                plays += [("play", name, l, r) for l, r in payment_front(need, own, left, right, prices, coins - coin)]
-        stages = []
+                for l, r in payment_front(need, own, left, right, prices, coins - coin):
+                    actions.append(("play", name, l, r))
         wonder, side, stage, _ = self.boards[seat]
-        costs = WONDERS[wonder].costs[side]
-        if stage <= len(costs):
+        stage_costs = STAGE_PARTS[wonder][side]
+        if stage <= len(stage_costs):
             if not self.game.stage_trading:
                 left = right = NO_SUPPLY
-            coin, need = cost_parts(costs[stage - 1])
+            coin, need = stage_costs[stage - 1]
             options = payment_front(need, own, left, right, prices, coins - coin)
-            stages = [("wonder", name, l, r) for name in distinct for l, r in options]
-        return plays + stages + [DISCARD[name] for name in distinct]
+            for name in distinct:
+                for l, r in options:
+                    actions.append(("wonder", name, l, r))
+        for name in distinct:
+            actions.append(DISCARD[name])
+        return actions
 
     def discard_builds(self, seat: int) -> list:
         built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}

@@ -142,8 +142,10 @@ def _class_front(short: list[int], mask: int, own: list, left: list, right: list
     if r_all < total:
         return None
     bought = total - r_own
-    return [(a * left_price, (bought - a) * right_price)
-            for a in range(bought - (r_right - r_own), r_left - r_own + 1)]
+    front = []
+    for a in range(bought - (r_right - r_own), r_left - r_own + 1):
+        front.append((a * left_price, (bought - a) * right_price))
+    return front
 
 
 FREE = ((0, 0),)  # the payment of what own production covers
@@ -182,7 +184,11 @@ def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tu
         if rare_front is None:
             return ()
         front = rare_front if front is None else pareto([(a + c, b + d) for a, b in front for c, d in rare_front])
-    return tuple(p for p in front if p[0] + p[1] <= budget)
+    affordable = []
+    for payment in front:
+        if payment[0] + payment[1] <= budget:
+            affordable.append(payment)
+    return tuple(affordable)
 
 
 # -- the unit-by-unit search (the reference) ------------------------------------------------------------
@@ -330,7 +336,11 @@ def _cheapest_single_goods(need: tuple, left: tuple, right: tuple, prices: tuple
         if not splits:
             return ()
         front = pareto([(a + c, b + d) for a, b in front for c, d in splits])
-    return tuple(p for p in front if p[0] + p[1] <= budget)
+    affordable = []
+    for payment in front:
+        if payment[0] + payment[1] <= budget:
+            affordable.append(payment)
+    return tuple(affordable)
 
 
 def pareto(payments) -> list:
