@@ -43,7 +43,6 @@ def sellable_units(resources: list[int]) -> tuple:
     return tuple((unit, resources[i]) for unit, i in enumerate(SELLABLE) if resources[i])
 
 
-
 # -- the exact front by matroid ranks (what the engine calls) -------------------------------------------
 #
 # Every way to cover a shortage buys a set of units; the sets that can cover it form the bases of a
@@ -58,16 +57,10 @@ def sellable_units(resources: list[int]) -> tuple:
 N_BASIC = len(BASIC_GOODS)
 BASIC_BITS = (1 << N_BASIC) - 1
 SELLABLE_MASKS = tuple(1 << g for g in range(N_GOODS)) + CHOICE_MASKS[:TRADEABLE_CHOICES]
-
-
 NONEMPTY_SUBMASKS = tuple(tuple(s for s in range(1, mask + 1) if s & mask == s) for mask in range(1 << N_GOODS))
 BITS = tuple(tuple(g for g in range(N_GOODS) if mask >> g & 1) for mask in range(1 << N_GOODS))
-
-
 OWN_UNITS = tuple((i, CHOICE_MASKS[k]) for k, i in enumerate(CHOICE_INDEX))
 SOLD_UNITS = tuple((i, SELLABLE_MASKS[u]) for u, i in enumerate(SELLABLE))
-
-
 PRODUCTION = max(GOOD_INDEX + CHOICE_INDEX) + 1  # resources[:PRODUCTION] hold the goods and choice producers
 
 
