@@ -93,40 +93,60 @@ def pair_points(suite_counts: list[int]) -> int:
     return points
 
 
-def hand_points(hand: list[int], played: list[int], victory_threshold: int) -> int:
+# Per-hand counts are kept per (suite, type) "slot": slot = suite id * N_TYPES + type id.
+N_TYPES = 4
+N_SLOTS = len(SUITES) * N_TYPES
+SLOT = [SUITE_ID[kind] * N_TYPES + TYPE_ID[kind] for kind in range(len(KINDS))]
+MERMAID_SLOT = SUITES.index(MERMAID) * N_TYPES + 3
+SWIMMER_SLOT, SHARK_SLOT = SWIMMER_ID * N_TYPES, SHARK_ID * N_TYPES  # their duo cards
+PAIR_SLOTS = [(suite * N_TYPES, bonus) for suite, bonus in PAIR_IDS]
+COLLECTOR_SLOTS = [(suite * N_TYPES + 1, base, increment) for suite, base, increment in COLLECTOR_IDS]
+MULTIPLIER_SLOTS = [(suite * N_TYPES + 2, suite, MULTIPLIER_BY_ID[suite]) for suite in range(len(SUITES))
+                    if MULTIPLIER_BY_ID[suite] and suite * N_TYPES + 2 in SLOT]
+
+
+def slot_counts(hand: list[int]) -> list[int]:
+    """Cards per (suite, type) slot of a hand."""
+    counts = [0] * N_SLOTS
+    for kind in hand:
+        counts[SLOT[kind]] += 1
+    return counts
+
+
+def hand_points(hand: list[int], played: list[int], victory_threshold: int, counts: list[int] | None = None) -> int:
     """TAG's HandManager.calculatePoint: collectors, multipliers, mermaids, pairs in hand, played pairs.
 
     Multipliers count the suite's non-multiplier cards in hand plus those in the played-duo area.
     Four mermaids score exactly the victory threshold (TAG's stand-in for the instant win).
+    `counts` is slot_counts(hand) when the caller has it already.
     """
-    n = len(SUITES)
-    suites, collectors, duos, played_suites = [0] * n, [0] * n, [0] * n, [0] * n
-    multipliers, mermaids = [], 0
-    for kind in hand:
-        suite, ctype = SUITE_ID[kind], TYPE_ID[kind]
-        if ctype == 2:
-            multipliers.append(suite)
-            continue
-        suites[suite] += 1
-        if ctype == 0:
-            duos[suite] += 1
-        elif ctype == 1:
-            collectors[suite] += 1
-        else:
-            mermaids += 1
+    if counts is None:
+        counts = slot_counts(hand)
+    mermaids = counts[MERMAID_SLOT]
     if mermaids >= 4:
         return victory_threshold
-    for kind in played:
-        played_suites[SUITE_ID[kind]] += 1
-        suites[SUITE_ID[kind]] += 1
-    score = pair_points(duos) + (pair_points(played_suites) if played else 0)  # no played duos score nothing
-    for suite, base, increment in COLLECTOR_IDS:
-        if collectors[suite]:
-            score += base + increment * (collectors[suite] - 1)
-    for suite in multipliers:
-        score += MULTIPLIER_BY_ID[suite] * suites[suite]
+    swimmers, sharks = counts[SWIMMER_SLOT], counts[SHARK_SLOT]
+    score = (swimmers if swimmers < sharks else sharks) * SWIMMER_SHARK_BONUS
+    for slot, bonus in PAIR_SLOTS:
+        score += counts[slot] // 2 * bonus
+    for slot, base, increment in COLLECTOR_SLOTS:
+        if counts[slot]:
+            score += base + increment * (counts[slot] - 1)
+    played_suites = None
+    if played:  # no played duos score nothing
+        played_suites = [0] * len(SUITES)
+        for kind in played:
+            played_suites[SUITE_ID[kind]] += 1
+        score += pair_points(played_suites)
+    for slot, suite, bonus in MULTIPLIER_SLOTS:
+        if counts[slot]:  # each multiplier counts the suite's duo, collector and mermaid cards
+            same_suite = counts[slot - 2] + counts[slot - 1] + counts[slot + 1]
+            if played_suites is not None:
+                same_suite += played_suites[suite]
+            score += counts[slot] * bonus * same_suite
     if mermaids:
-        score += sum(sorted(colour_counts(hand, played), reverse=True)[:mermaids])
+        colours = colour_counts(hand, played)
+        score += max(colours) if mermaids == 1 else sum(sorted(colours, reverse=True)[:mermaids])
     return score
 
 

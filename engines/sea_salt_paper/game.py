@@ -24,11 +24,13 @@ import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
 from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_params, normalize_action,
                           returns_from_scores)
 from engines.chance import shuffle
-from engines.sea_salt_paper.cards import DECK, SUITE_ID, SUITES, TYPE_ID, colour_bonus, hand_points
+from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SUITE_ID, SUITES, SWIMMER_SLOT, TYPE_ID, colour_bonus,
+                                         hand_points, slot_counts)
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
 
 VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
 CRAB_ID, BOAT_ID, FISH_ID, SWIMMER_ID, SHARK_ID = map(SUITES.index, ("CRAB", "BOAT", "FISH", "SWIMMER", "SHARK"))
+CRAB_SLOT, BOAT_SLOT, FISH_SLOT = CRAB_ID * N_TYPES, BOAT_ID * N_TYPES, FISH_ID * N_TYPES  # their duo cards
 PAIR_PLAY = {"crab": (CRAB_ID, CRAB_ID), "boat": (BOAT_ID, BOAT_ID), "fish": (FISH_ID, FISH_ID),
              "swimmer_shark": (SWIMMER_ID, SHARK_ID)}
 
@@ -152,7 +154,8 @@ class SeaSaltPaperState(State):
             return [("crab_take", i) for i in range(len(self.piles[self.crab_pile - 1]))]
         if phase == OVER:
             return []
-        return self.duo_actions() + ["end_turn"] + self.stop_actions()
+        counts = slot_counts(self.hands[self.player])
+        return self.duo_actions(counts) + ["end_turn"] + self.stop_actions(counts)
 
     def discard_targets(self) -> list[int]:
         """The empty-pile rule: an empty pile must take the discard (pile 1 if both are empty)."""
@@ -162,25 +165,24 @@ class SeaSaltPaperState(State):
             return [2]
         return [1, 2]
 
-    def duo_actions(self) -> list[Action]:
-        counts = [0] * len(SUITES)
-        for kind in self.hands[self.player]:
-            if TYPE_ID[kind] == 0:
-                counts[SUITE_ID[kind]] += 1
+    def duo_actions(self, counts: list[int]) -> list[Action]:
+        """The duo plays open to the current player, whose hand has slot_counts `counts`."""
         actions: list[Action] = []
-        if counts[CRAB_ID] >= 2:
+        if counts[CRAB_SLOT] >= 2:
             actions += [("duo", "crab", p + 1) for p in (0, 1) if self.piles[p]]
-        if counts[BOAT_ID] >= 2:
+        if counts[BOAT_SLOT] >= 2:
             actions.append(("duo", "boat"))
-        if counts[FISH_ID] >= 2 and self.draw_pile:
+        if counts[FISH_SLOT] >= 2 and self.draw_pile:
             actions.append(("duo", "fish"))
-        if counts[SWIMMER_ID] and counts[SHARK_ID]:
+        if counts[SWIMMER_SLOT] and counts[SHARK_SLOT]:
             actions += [("duo", "swimmer_shark", t) for t in range(self.n_players)
                         if t != self.player and not self.protected[t] and self.hands[t]]
         return actions
 
-    def stop_actions(self) -> list[Action]:
-        if self.last_chance == -1 and self.hand_points(self.player) >= self.game.round_stop:
+    def stop_actions(self, counts: list[int]) -> list[Action]:
+        """STOP and LAST CHANCE, open at `round_stop` hand points (`counts`: the hand's slot_counts)."""
+        if self.last_chance == -1 and hand_points(self.hands[self.player], self.played[self.player],
+                                                  self.game.threshold, counts) >= self.game.round_stop:
             return ["stop", "last_chance"]
         return []
 
@@ -224,6 +226,16 @@ class SeaSaltPaperState(State):
                 if self.pending_discards == 0:
                     self.pending_drawn = 0
                     self.phase = DUO
+            elif phase == DUO:  # listed in parts; "end_turn", the usual pick, is played without the list
+                self.legal = None
+                counts = slot_counts(self.hands[self.player])
+                duos, stops = self.duo_actions(counts), self.stop_actions(counts)
+                index = int(rand() * (len(duos) + 1 + len(stops)))
+                if index == len(duos):
+                    self.finish_turn()
+                else:
+                    self._play(duos[index] if index < len(duos) else stops[index - len(duos) - 1])
+                piles = self.piles  # a new round deals new piles
             elif phase == OVER:
                 break
             else:
@@ -404,7 +416,8 @@ class SeaSaltPaperState(State):
             place[:] = pool[start:start + len(place)]
             start += len(place)
         other.chance_seed = rng.getrandbits(64)
-        other.legal = None  # the mover's hand may have been re-dealt
+        if player != self.player:
+            other.legal = None  # the mover's hand was re-dealt (what else the actions read keeps its sizes)
         return other
 
     def all_cards(self) -> Counter:

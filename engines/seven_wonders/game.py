@@ -46,12 +46,19 @@ from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS,
 from engines.seven_wonders.hidden import determinize
 from engines.seven_wonders.state_json import parse_state, state_json
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
-from engines.seven_wonders.trade import NO_UNITS, affordable_payments, own_supply, payment_table, sellable_units
+from engines.seven_wonders.trade import NO_SUPPLY, cost_parts, payment_front, seat_supply, seller_supply, sellable_units
 
 COIN, SHIELD = INDEX["Coin"], INDEX["Shield"]
 STARTING_COINS, DISCARD_COINS, PRICE, DISCOUNT = 3, 3, 2, 1
 LAST_AGE = 3
-NO_MARKET = (NO_UNITS, NO_UNITS, (0, 0, 0, 0))  # own production only
+COST_PARTS = {name: cost_parts(card.cost) for name, card in CARDS.items()}
+STAGE_PARTS = {name: tuple(tuple(cost_parts(cost) for cost in side) for side in wonder.costs)
+               for name, wonder in WONDERS.items()}
+FREE_PLAY = {name: ("play", name, 0, 0) for name in CARDS}  # shared action tuples (they are immutable)
+DISCARD = {name: ("discard", name) for name in CARDS}
+# The other card that counts as the same structure (LoomAge2 for Loom, ...): no duplicates are built.
+TWIN = {name: other for name in SAME_STRUCTURE for other in SAME_STRUCTURE
+        if other != name and SAME_STRUCTURE[other] == SAME_STRUCTURE[name]}
 
 
 class SevenWonders(Game):
@@ -168,7 +175,7 @@ class SevenWondersState(State):
             self._finish_round()
             return
         self.pending[self.current_player] = action
-        if all(choice is not None for choice in self.pending):
+        if None not in self.pending:
             self._resolve_round()
 
     def clone(self) -> "SevenWondersState":
@@ -237,32 +244,35 @@ class SevenWondersState(State):
 
     def seat_actions(self, seat: int) -> list:
         """The choices open to `seat` in the current round (plays, wonder stages, discards)."""
-        hand, distinct = self.hands[seat], []
-        for name in self.hands[seat]:
-            if name not in distinct:
-                distinct.append(name)
-        plays = []
-        built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}
-        market, own = self._market(seat), own_supply(self.res[seat])
-        coins, payments = self.res[seat][COIN], payment_table(own, market)
+        hand, played = self.hands[seat], self.played[seat]
+        distinct = list(dict.fromkeys(hand))  # first occurrences, in hand order
+        actions = []  # plays, then wonder stages, then discards
+        res, n = self.res, self.n_players
+        own, prices, coins = seat_supply(res[seat]), self._prices(seat), res[seat][COIN]
+        left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
         for name in distinct:
-            if SAME_STRUCTURE.get(name, name) in built:
+            if name in played or (name in TWIN and TWIN[name] in played):
                 continue
             card = CARDS[name]
-            if self._is_free(seat, card, len(hand)):
-                plays.append(("play", name, 0, 0))
+            if not card.cost or self._is_free(seat, card, len(hand)):
+                actions.append(FREE_PLAY[name])
             else:
-                options = affordable_payments(payments, card.cost, own, market, coins)
-                plays.extend(("play", name, l, r) for l, r in options)
-        stages = []
+                coin, need = COST_PARTS[name]
+                for l, r in payment_front(need, own, left, right, prices, coins - coin):
+                    actions.append(("play", name, l, r))
         wonder, side, stage, _ = self.boards[seat]
-        costs = WONDERS[wonder].costs[side]
-        if stage <= len(costs):
-            stage_market = market if self.game.stage_trading else NO_MARKET
-            table = payments if self.game.stage_trading else payment_table(own, NO_MARKET)
-            options = affordable_payments(table, costs[stage - 1], own, stage_market, coins)
-            stages = [("wonder", name, l, r) for name in distinct for l, r in options]
-        return plays + stages + [("discard", name) for name in distinct]
+        stage_costs = STAGE_PARTS[wonder][side]
+        if stage <= len(stage_costs):
+            if not self.game.stage_trading:
+                left = right = NO_SUPPLY
+            coin, need = stage_costs[stage - 1]
+            options = payment_front(need, own, left, right, prices, coins - coin)
+            for name in distinct:
+                for l, r in options:
+                    actions.append(("wonder", name, l, r))
+        for name in distinct:
+            actions.append(DISCARD[name])
+        return actions
 
     def discard_builds(self, seat: int) -> list:
         built = {SAME_STRUCTURE.get(name, name) for name in self.played[seat]}
@@ -298,24 +308,31 @@ class SevenWondersState(State):
         return self.seat_actions(self.current_player)
 
     def _is_free(self, seat: int, card, hand_size: int) -> bool:
-        played = self.played[seat]
-        if card.chains and any(name in played for name in card.chains):
+        if not card.cost:
             return True
+        played = self.played[seat]
+        for name in card.chains:
+            if name in played:
+                return True
         wonder, side, stage, _ = self.boards[seat]
         if wonder == OLYMPIA:
             if side == 0 and stage > 2 and all(CARDS[name].kind != card.kind for name in played):
                 return True
             if side == 1 and ((stage > 1 and hand_size == CARDS_PER_HAND) or (stage > 2 and hand_size == 2)):
                 return True
-        return not card.cost
+        return False
+
+    def _prices(self, seat: int) -> tuple:
+        """`seat`'s unit prices: (left basic, left rare, right basic, right rare)."""
+        played = self.played[seat]
+        rare = DISCOUNT if "Marketplace" in played else PRICE
+        return (DISCOUNT if "EastTradingPost" in played else PRICE, rare,
+                DISCOUNT if "WestTradingPost" in played else PRICE, rare)
 
     def _market(self, seat: int) -> tuple:
-        """What `seat` can buy: (left neighbour's units, right neighbour's units, unit prices)."""
-        n, played = self.n_players, self.played[seat]
-        rare = DISCOUNT if "Marketplace" in played else PRICE
-        prices = (DISCOUNT if "EastTradingPost" in played else PRICE, rare,
-                  DISCOUNT if "WestTradingPost" in played else PRICE, rare)
-        return sellable_units(self.res[(seat - 1) % n]), sellable_units(self.res[(seat + 1) % n]), prices
+        """What `seat` can buy in trade.payment_options form: (left neighbour's units, right's, unit prices)."""
+        n = self.n_players
+        return sellable_units(self.res[(seat - 1) % n]), sellable_units(self.res[(seat + 1) % n]), self._prices(seat)
 
     def _resolve_round(self) -> None:
         """Execute every seat's choice in seat order, then Halicarnassus, rotation and the age end."""

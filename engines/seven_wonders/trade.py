@@ -4,6 +4,10 @@ A payment is (coins to the left neighbour, coins to the right neighbour). `payme
 Pareto-minimal payment that covers the cost within the budget: no other payment is at most as high to both
 neighbours. Own production (single goods, choice producers and wilds) is free; a neighbour sells the goods
 of its single and two-good producers (never wilds) at a per-unit price per side and good class.
+
+The engine calls `payment_front` (the exact front from matroid ranks). `payment_options` and
+its cache layer (`payment_table`, `affordable_payments`) are the earlier unit-by-unit search, kept as the
+reference the tests compare the front with.
 """
 
 from __future__ import annotations
@@ -39,7 +43,149 @@ def sellable_units(resources: list[int]) -> tuple:
     return tuple((unit, resources[i]) for unit, i in enumerate(SELLABLE) if resources[i])
 
 
+# -- the exact front by matroid ranks (what the engine calls) -------------------------------------------
+#
+# Every way to cover a shortage buys a set of units; the sets that can cover it form the bases of a
+# transversal matroid over the units (each unit covers one needed good of its mask). Within one good class
+# a unit bought costs the same on a side, so a payment is (units from the left x price, units from the right
+# x price). Free own units are always worth using to the full (basis exchange swaps a bought unit for an
+# unused own one), which fixes the number of units bought, and the number bought from the left then runs
+# over a whole interval (bases of the contraction by the own units). Ranks come from Hall's theorem:
+# rank(units) = min over sets S of needed goods of (shortage outside S + units whose mask meets S).
+# Basic and rare goods share no unit, so their two fronts add up.
+
+N_BASIC = len(BASIC_GOODS)
+BASIC_BITS = (1 << N_BASIC) - 1
+SELLABLE_MASKS = tuple(1 << g for g in range(N_GOODS)) + CHOICE_MASKS[:TRADEABLE_CHOICES]
+NONEMPTY_SUBMASKS = tuple(tuple(s for s in range(1, mask + 1) if s & mask == s) for mask in range(1 << N_GOODS))
+BITS = tuple(tuple(g for g in range(N_GOODS) if mask >> g & 1) for mask in range(1 << N_GOODS))
+OWN_UNITS = tuple((i, CHOICE_MASKS[k]) for k, i in enumerate(CHOICE_INDEX))
+SOLD_UNITS = tuple((i, SELLABLE_MASKS[u]) for u, i in enumerate(SELLABLE))
+PRODUCTION = max(GOOD_INDEX + CHOICE_INDEX) + 1  # resources[:PRODUCTION] hold the goods and choice producers
+
+
+def seat_supply(resources: list[int]) -> tuple:
+    """A seat's own production for payment_front: (its resource counts, basic choice units, rare choice units),
+    units as (goods mask, count)."""
+    return (resources,) + _own_units(tuple(resources[:PRODUCTION]))
+
+
+def seller_supply(resources: list[int]) -> tuple:
+    """What a neighbour sells, as (basic units, rare units) of (goods mask, count): its single and two-good
+    producers, never its wilds."""
+    return _sold_units(tuple(resources[:PRODUCTION]))
+
+
+@lru_cache(maxsize=1 << 14)
+def _own_units(production: tuple) -> tuple:
+    return _units(production, OWN_UNITS)
+
+
+@lru_cache(maxsize=1 << 14)
+def _sold_units(production: tuple) -> tuple:
+    return _units(production, SOLD_UNITS)
+
+
+def _units(production: tuple, sources: tuple) -> tuple:
+    """(basic units, rare units) of the `sources` ((resource index, goods mask), ...) that `production` has."""
+    basic, rare = [], []
+    for i, mask in sources:
+        if production[i]:
+            (basic if mask & BASIC_BITS else rare).append((mask, production[i]))
+    return tuple(basic), tuple(rare)
+
+
+@lru_cache(maxsize=None)
+def cost_parts(cost: tuple) -> tuple:
+    """A ((resource, n), ...) cost as (its coins, ((resource index, good, n), ...) of its goods)."""
+    return coin_cost(cost), tuple((INDEX[GOODS[good]], good, n) for good, n in goods_needed(cost))
+
+
+def _class_front(short: list[int], mask: int, own: list, left: list, right: list, left_price: int,
+                 right_price: int):
+    """The Pareto payments covering `short` on the goods of `mask` (one class) as a list, or None if
+    even buying everything the neighbours sell does not cover it."""
+    total = 0
+    for g in BITS[mask]:
+        total += short[g]
+    r_own = r_left = r_right = r_all = total  # S = {} gives the shortage itself
+    for s in NONEMPTY_SUBMASKS[mask]:
+        outside = total
+        for g in BITS[s]:
+            outside -= short[g]
+        o = outside
+        for m, c in own:
+            if m & s:
+                o += c
+        lo = ro = 0
+        for m, c in left:
+            if m & s:
+                lo += c
+        for m, c in right:
+            if m & s:
+                ro += c
+        if o < r_own:
+            r_own = o
+        if o + lo < r_left:
+            r_left = o + lo
+        if o + ro < r_right:
+            r_right = o + ro
+        if o + lo + ro < r_all:
+            r_all = o + lo + ro
+    if r_all < total:
+        return None
+    bought = total - r_own
+    front = []
+    for a in range(bought - (r_right - r_own), r_left - r_own + 1):
+        front.append((a * left_price, (bought - a) * right_price))
+    return front
+
+
+FREE = ((0, 0),)  # the payment of what own production covers
+NO_SUPPLY = ((), ())  # a neighbour that sells nothing
 UNLIMITED = 1 << 30  # a budget no payment reaches
+
+
+def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tuple,
+                  budget: int = UNLIMITED) -> tuple:
+    """payment_options: `need` as cost_parts' goods, `own` from seat_supply, `left`/`right` from seller_supply
+    (or NO_SUPPLY), `prices` as in payment_options, `budget` the coins to spend on trade."""
+    if budget < 0:
+        return ()
+    resources = own[0]
+    short = None
+    basic = rare = 0
+    for i, good, n in need:
+        missing = n - resources[i]
+        if missing > 0:
+            if short is None:
+                short = [0] * N_GOODS
+            short[good] = missing
+            if good < N_BASIC:
+                basic |= 1 << good
+            else:
+                rare |= 1 << good
+    if short is None:
+        return FREE
+    front = None
+    if basic:
+        front = _class_front(short, basic, own[1], left[0], right[0], prices[0], prices[2])
+        if front is None:
+            return ()
+    if rare:
+        rare_front = _class_front(short, rare, own[2], left[1], right[1], prices[1], prices[3])
+        if rare_front is None:
+            return ()
+        front = rare_front if front is None else pareto([(a + c, b + d) for a, b in front for c, d in rare_front])
+    affordable = []
+    for payment in front:
+        if payment[0] + payment[1] <= budget:
+            affordable.append(payment)
+    return tuple(affordable)
+
+
+# -- the unit-by-unit search (the reference) ------------------------------------------------------------
+
 MAX_TABLES = 1 << 15  # payment tables kept before the cache starts afresh
 _TABLES: dict = {}
 
@@ -183,7 +329,11 @@ def _cheapest_single_goods(need: tuple, left: tuple, right: tuple, prices: tuple
         if not splits:
             return ()
         front = pareto([(a + c, b + d) for a, b in front for c, d in splits])
-    return tuple(p for p in front if p[0] + p[1] <= budget)
+    affordable = []
+    for payment in front:
+        if payment[0] + payment[1] <= budget:
+            affordable.append(payment)
+    return tuple(affordable)
 
 
 def pareto(payments) -> list:
