@@ -176,8 +176,9 @@ def _game_steps(steps) -> int:
 
 def parallel_runs(assets_defs, compute: JbagCompute, instance: dg.DagsterInstance | None, steps) -> int:
     """How many games' runs go side by side: on local processes, one per worker (each plays its games inline),
-    when a worker can rebuild the run (the project's own assets, an instance on disk) and two games or more are
-    planned; else 1: one run after another, each run's games over the workers."""
+    when a worker can rebuild the run (the project's own assets, an instance on disk) and there are at least as
+    many games as workers (with more workers, one run after another keeps every worker busy with the run's
+    games); else 1: one run after another, each run's games over the workers."""
     from jbag_pipeline.compute import LocalCompute
     from jbag_pipeline.definitions import ALL_ASSETS
 
@@ -185,7 +186,7 @@ def parallel_runs(assets_defs, compute: JbagCompute, instance: dg.DagsterInstanc
     if not isinstance(backend, LocalCompute) or assets_defs is not ALL_ASSETS or instance is None \
             or instance.is_ephemeral:
         return 1
-    return max(1, min(backend.workers, _game_steps(steps)))
+    return backend.workers if 1 < backend.workers <= _game_steps(steps) else 1
 
 
 def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, instance, display,

@@ -68,6 +68,8 @@ def test_games_runs_side_by_side_on_local_processes_write_what_one_after_another
         compute = JbagCompute(backend=backend, workers=2 if backend == "local" else None)
         steps = plan(ALL_ASSETS, [*SIDE_BY_SIDE["select"], "catalog"], SIDE_BY_SIDE["games"])
         assert parallel_runs(ALL_ASSETS, compute, instance, steps) == (2 if backend == "local" else 1)
+        more_workers = JbagCompute(backend=backend, workers=3 if backend == "local" else None)
+        assert parallel_runs(ALL_ASSETS, more_workers, instance, steps) == 1  # 3 workers, 2 games: the pool's
         lines = []
         results = materialize_all(ALL_ASSETS, settings, **SIDE_BY_SIDE, instance=instance, compute=compute,
                                   progress=lines.append, run_id=backend)
