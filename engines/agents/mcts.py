@@ -34,8 +34,7 @@ def rewards(state: State) -> list[float]:
         return [(r + 1) / 2 for r in state.returns()]
     scores = state.scores()
     best = max(scores)
-    leaders = sum(1 for s in scores if s == best)
-    lead_reward = 1.0 if leaders == 1 else 0.5
+    lead_reward = 1.0 if scores.count(best) == 1 else 0.5
     return [lead_reward if s == best else 0.0 for s in scores]
 
 
