@@ -25,7 +25,7 @@ class _Node:
         self.mover = mover  # seat that chose the action leading here
         self.visits = 0
         self.total = 0.0  # sum of the mover's rewards over the iterations through this node
-        self.available = 0  # iterations in which this node's action was legal at its parent
+        self.available = 1  # iterations in which this node's action was legal at its parent, creation's included
 
 
 def rewards(state: State) -> list[float]:
@@ -34,8 +34,7 @@ def rewards(state: State) -> list[float]:
         return [(r + 1) / 2 for r in state.returns()]
     scores = state.scores()
     best = max(scores)
-    leaders = sum(1 for s in scores if s == best)
-    lead_reward = 1.0 if leaders == 1 else 0.5
+    lead_reward = 1.0 if scores.count(best) == 1 else 0.5
     return [lead_reward if s == best else 0.0 for s in scores]
 
 
@@ -65,10 +64,12 @@ class MCTSAgent:
             raise ValueError("mcts: the state has no legal actions (is the game over?)")
         if len(legal) == 1:
             return legal[0]
-        seat = state.current_player
-        root = _Node(mover=-1)
+        seat, rng, determinize, iterate = state.current_player, self._rng, state.determinize, self._iterate
+        root = _Node(-1)
+        # log(n) of every availability count a child can reach (at most one per iteration), looked up, not recomputed
+        logs = [0.0] + [math.log(n) for n in range(1, self.iterations + 1)]
         for _ in range(self.iterations):
-            self._iterate(root, state.determinize(seat, self._rng))
+            iterate(root, determinize(seat, rng), logs)
         best, best_visits = legal[0], -1
         for action in legal:
             child = root.children.get(action)
@@ -76,32 +77,30 @@ class MCTSAgent:
                 best, best_visits = action, child.visits
         return best
 
-    def _iterate(self, root: _Node, state: State) -> None:
-        """One selection, expansion, rollout and backup pass over the determinization `state`."""
+    def _iterate(self, root: _Node, state: State, logs: list[float]) -> None:
+        """One selection, expansion, rollout and backup pass over the determinization `state`; logs[n] = log(n)."""
         rand = self._rng.random
-        log, sqrt = math.log, math.sqrt
+        sqrt = math.sqrt
         exploration = self.exploration
         apply, legal_actions, is_terminal = state.apply, state.legal_actions, state.is_terminal
         node, path = root, []
         while not is_terminal():
-            children = node.children
+            get_child = node.children.get
             untried = []
             best_value = -1.0
             for action in legal_actions():
-                child = children.get(action)
+                child = get_child(action)
                 if child is None:
                     untried.append(action)
                     continue
-                child.available += 1
+                child.available = available = child.available + 1
                 visits = child.visits
-                value = child.total / visits + exploration * sqrt(log(child.available) / visits)
+                value = child.total / visits + exploration * sqrt(logs[available] / visits)
                 if value > best_value:
                     best_value, best_action, best_child = value, action, child
             if untried:
                 action = untried[int(rand() * len(untried))]
-                child = _Node(mover=state.current_player)
-                child.available = 1
-                children[action] = child
+                node.children[action] = child = _Node(state.current_player)
                 apply(action)
                 path.append(child)
                 break
