@@ -5,6 +5,8 @@ Each run is its own `jbag run` subprocess into a fresh data directory and DAGSTE
 interpreter and Dagster start-up as a user does. The two backends alternate run by run (inline first on even
 repeats) so that both see the same load; the ratio is the median over repeats of inline seconds / local seconds
 of each back-to-back pair (the issue's target: at least 1.6 on 2 cores). The demo is run once per backend.
+CPU s is that of the jbag process and the children it waits for: on local it leaves out the pool's workers, which
+the forkserver starts and reaps.
 """
 
 from __future__ import annotations
