@@ -7,7 +7,7 @@ from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.assets.model_chain import (ACCURACY_IN_RANGE, BAGS_SUM_TO_ONE, PROTOTYPES_SUM_TO_ONE, Chain, Check,
                                               Step, bag, chain_assets, classify, prototype, sample)
 from jbag_pipeline.model.state_tokens import tokenize_states
-from jbag_pipeline.storage.bags_table import filter_tokens
+from jbag_pipeline.storage.bags_table import dropped_tokens
 
 
 def tokens_valid(run, tokens: pl.DataFrame, states: pl.DataFrame) -> dg.AssetCheckResult:
@@ -27,8 +27,8 @@ def terminal_state_in_interval(run, sampled: pl.DataFrame, states: pl.DataFrame,
 
 
 def token_filter(run, bags: pl.DataFrame, tokens: pl.DataFrame, sampled) -> dict:
-    """Which distinct tokens the game's blacklist dropped (recomputed: a step's compute returns only its table)."""
-    dropped = filter_tokens(tokens, run.blacklist)[1]
+    """Which distinct tokens the game's blacklist dropped (listed again: a step's compute returns only its table)."""
+    dropped = dropped_tokens(tokens, run.blacklist)
     return {"token_filter": dg.MetadataValue.md(
         f"blacklisted fields {list(run.blacklist)} removed {len(dropped)} distinct tokens: "
         + ", ".join(f"`{t}`" for t in dropped[:20]) + (" ..." if len(dropped) > 20 else ""))}

@@ -8,13 +8,18 @@ from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tokenize import TokenFilter
 
 
-def filter_tokens(tokens: pl.DataFrame, blacklist: tuple[str, ...]) -> tuple[pl.DataFrame, list[str]]:
-    """Drop the tokens of blacklisted fields (TokenFilter's rule: whole keys, ignoring case); returns the kept
-    rows and the sorted dropped tokens."""
+def dropped_tokens(tokens: pl.DataFrame, blacklist: tuple[str, ...]) -> list[str]:
+    """The sorted distinct tokens of `tokens` that blacklisted fields drop (TokenFilter's rule: whole keys,
+    ignoring case)."""
     if not blacklist:
-        return tokens, []
+        return []
     keep = TokenFilter(blacklist)
-    dropped = sorted(t for t in tokens["token"].unique().to_list() if not keep.keeps(t))
+    return sorted(t for t in tokens["token"].unique().to_list() if not keep.keeps(t))
+
+
+def filter_tokens(tokens: pl.DataFrame, blacklist: tuple[str, ...]) -> tuple[pl.DataFrame, list[str]]:
+    """Drop the tokens of blacklisted fields; returns the kept rows and the sorted dropped tokens."""
+    dropped = dropped_tokens(tokens, blacklist)
     if not dropped:
         return tokens, []
     return tokens.filter(~pl.col("token").is_in(dropped)), dropped

@@ -19,6 +19,7 @@ from jbag_pipeline.model.tokenize import MODES, TokenFilter
 from jbag_pipeline.model.value import IngestedTagValue
 from jbag_pipeline.storage.schemas import SELFPLAY_GAMES, WINNER_PROTOTYPES
 from jbag_pipeline.tokenize import tokenize_state
+from tests.helpers.states import children as legal_children
 
 BLACKLIST = ("gameStatus", "playerResults", "turnOwner")
 
@@ -90,11 +91,7 @@ def test_values_are_the_json_bag_formula_over_whole_tag_documents(mode):
         seat = state.current_player
         value.begin_decision(state, seat)
         docs.append(state.to_json(dialect="tag"))
-        children = []
-        for action in state.legal_actions():
-            child = state.clone()
-            child.apply(action)
-            children.append(child)
+        children = legal_children(state)
         bag = sum((_tokens(doc, mode, keep) for doc in docs), Counter())
         expected = []
         for child in children:

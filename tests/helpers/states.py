@@ -17,3 +17,13 @@ def random_play_states(game, n_games: int, every: int) -> list:
             state.apply(legal[rng.randrange(len(legal))])
             step += 1
     return states
+
+
+def children(state) -> list:
+    """The state after each legal action, in legal-action order."""
+    result = []
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        result.append(child)
+    return result

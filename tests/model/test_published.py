@@ -20,6 +20,7 @@ from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, from_table, proven
 from jbag_pipeline.model.value import OUTSIDE_FEATURES, TagJsonBagValue
 from jbag_pipeline.tokenize import tokenize_state
 from tests.helpers.published import SHARED_PUBLISHED, TICK_FEATURE, write_published
+from tests.helpers.states import children as legal_children
 
 
 @pytest.fixture
@@ -127,11 +128,7 @@ def test_values_are_those_of_the_authors_heuristic(shared, game):
         seat = state.current_player
         value.begin_decision(state, seat)
         docs.append(state.to_json(dialect="tag"))
-        children = []
-        for action in state.legal_actions():
-            child = state.clone()
-            child.apply(action)
-            children.append(child)
+        children = legal_children(state)
         ours = value.values_batch(children, seat)
         theirs = [_authors_values(published.prototypes, published.features, docs, c.to_json(dialect="tag"), seat)
                   for c in children]
