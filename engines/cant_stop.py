@@ -452,6 +452,13 @@ class CantStopState(State):
         """Completed tracks owned per seat (TAG's game score)."""
         return list(map(float, self.owned))
 
+    def progress(self) -> list[float]:
+        """Per seat: completed tracks owned plus the banked share of every open track climbed (temporary
+        markers left out: a bust would lose them); a finer score for MCTS's cut-off rollouts."""
+        board, open_length = self.board, self.open_length
+        return [owned + sum(board[start + track] / TRACK_LENGTHS[track] for track in TRACKS if open_length[track])
+                for owned, start in zip(self.owned, range(0, len(board), SLOTS))]
+
     def returns(self) -> list[int]:
         if self.won_by < 0:
             return [0] * self.n_players

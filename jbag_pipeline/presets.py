@@ -19,6 +19,35 @@ SELFPLAY_AGENTS = ("mcts", "openspiel_mcts")  # our Python MCTS; OpenSpiel's C++
 # tictactoe; needs the openspiel extra)
 
 
+MCTS_CUTOFFS = ("score", "progress")  # engines.agents.mcts.CUTOFFS: how MCTS scores a rollout cut before the end
+
+
+@dataclass(frozen=True)
+class MCTSSettings:
+    """One configuration of our Python MCTS (a candidate of the self-play tuning grid)."""
+
+    iterations: int
+    rollout_length: int
+    exploration: float = 1.0
+    cutoff: str = "score"
+
+    def __post_init__(self):
+        for name in ("iterations", "rollout_length"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (name == "iterations"):
+                raise ValueError(f"MCTSSettings: {name} must be an int >= {int(name == 'iterations')}, got {value!r}")
+        if isinstance(self.exploration, bool) or not isinstance(self.exploration, (int, float)) or self.exploration < 0:
+            raise ValueError(f"MCTSSettings: exploration must be a number >= 0, got {self.exploration!r}")
+        if self.cutoff not in MCTS_CUTOFFS:
+            raise ValueError(f"MCTSSettings: cutoff must be one of {list(MCTS_CUTOFFS)}, got {self.cutoff!r}")
+
+    def label(self) -> str:
+        """mcts(iterations=..,rollout=..), with exploration and cutoff only where they differ from the defaults."""
+        extra = (f",exploration={self.exploration:g}" if self.exploration != 1.0 else "") + \
+            (f",cutoff={self.cutoff}" if self.cutoff != "score" else "")
+        return f"mcts(iterations={self.iterations},rollout={self.rollout_length}{extra})"
+
+
 @dataclass(frozen=True)
 class GameRun:
     """How one game is played for self-play and evaluation."""
@@ -31,14 +60,27 @@ class GameRun:
     selfplay_agent: str = "mcts"  # one of SELFPLAY_AGENTS; evaluation games always use our own agents
     openspiel_simulations: int = 1000  # openspiel_mcts: MCTS simulations per decision (MCTSBot max_simulations)
     openspiel_rollouts: int = 1  # openspiel_mcts: random rollouts per leaf (RandomRolloutEvaluator n_rollouts)
+    mcts_exploration: float = 1.0  # mcts: UCB's exploration constant on rewards in [0, 1]
+    mcts_cutoff: str = "score"  # mcts: how a cut rollout is scored (one of MCTS_CUTOFFS)
+    strength_games_per_seat: int = 1  # selfplay_strength: games with the self-play agent in each seat
+    tuning_games_per_seat: int = 1  # selfplay_tuning: games per candidate with the candidate in each seat
 
     def __post_init__(self):
         if self.selfplay_agent not in SELFPLAY_AGENTS:
             raise ValueError(f"GameRun: selfplay_agent must be one of {list(SELFPLAY_AGENTS)}, got {self.selfplay_agent!r}")
+        self.mcts_settings()  # checks exploration and cutoff
+        for name in ("strength_games_per_seat", "tuning_games_per_seat"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"GameRun: {name} must be an int >= 0, got {value!r}")
         for name in ("openspiel_simulations", "openspiel_rollouts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"GameRun: {name} must be an int >= 1, got {value!r}")
+
+    def mcts_settings(self) -> MCTSSettings:
+        """The settings of the "mcts" self-play agent."""
+        return MCTSSettings(self.mcts_iterations, self.rollout_length, self.mcts_exploration, self.mcts_cutoff)
 
 
 @dataclass(frozen=True)
@@ -89,6 +131,8 @@ class Preset:
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
     # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
     transfer: dict = field(default_factory=dict)  # overrides of TransferSettings
+    tuning_grid: dict[str, tuple[MCTSSettings, ...]] = field(default_factory=dict)  # game -> selfplay_tuning's
+    # MCTS candidates (opt-in asset); games without an entry are not tuned
 
     def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
         """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
@@ -189,6 +233,18 @@ def with_turn_order_fields(preset: Preset, overrides: dict[str, list[str]] | Non
 def token_filter_for(preset: Preset, game: str, keep_counters: bool = False) -> TokenFilter:
     """The agent's token filter for `game`: the same fields as the game's token tables drop."""
     return TokenFilter(preset.blacklist_for(game, keep_counters))
+
+
+def tuning_candidates(preset: Preset, game: str) -> tuple[MCTSSettings, ...]:
+    """The MCTS candidates selfplay_tuning plays for `game` ((): none), checked."""
+    candidates = tuple(preset.tuning_grid.get(game, ()))
+    bad = [c for c in candidates if not isinstance(c, MCTSSettings)]
+    if bad:
+        raise ValueError(f"preset {preset.name!r}: tuning_grid[{game!r}] must hold MCTSSettings, got {bad[0]!r}")
+    labels = [c.label() for c in candidates]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"preset {preset.name!r}: tuning_grid[{game!r}] repeats a candidate: {labels}")
+    return candidates
 
 
 def game_run(preset: Preset, game: str) -> GameRun:

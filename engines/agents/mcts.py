@@ -6,7 +6,9 @@ actions legal in the current determinization compete, with UCB using availabilit
 A node's statistics are from the perspective of the seat that moved into it; rewards lie in [0, 1]:
 a finished game gives (return + 1) / 2 per seat; a random rollout cut after `rollout_length` actions
 (counted from the new leaf) is scored as if the game ended there on the current scores: 1 for a sole
-leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as returns()).
+leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as returns()). With cutoff="progress" the
+cut-off ranks the seats by the state's progress() where it has one (Can't Stop: banked steps up the open
+tracks count too), else by its scores.
 """
 
 from __future__ import annotations
@@ -32,26 +34,46 @@ def rewards(state: State) -> list[float]:
     """Per-seat reward in [0, 1]: from the result when finished, else from who leads on score."""
     if state.is_terminal():
         return [(r + 1) / 2 for r in state.returns()]
-    scores = state.scores()
+    return _lead_rewards(state.scores())
+
+
+def progress_rewards(state: State) -> list[float]:
+    """As rewards(), but a running game ranks the seats by state.progress() when the state defines it."""
+    if state.is_terminal():
+        return [(r + 1) / 2 for r in state.returns()]
+    progress = getattr(state, "progress", None)
+    return _lead_rewards(progress() if progress is not None else state.scores())
+
+
+def _lead_rewards(scores: list[float]) -> list[float]:
+    """1 for a sole leader, 0.5 for each of tied leaders, 0 for the others."""
     best = max(scores)
     lead_reward = 1.0 if scores.count(best) == 1 else 0.5
     return [lead_reward if s == best else 0.0 for s in scores]
 
 
+CUTOFFS = {"score": rewards, "progress": progress_rewards}  # how a rollout cut before the end is scored
+
+
 class MCTSAgent:
     """UCT search of `iterations` iterations per decision; deterministic from `seed`."""
 
-    def __init__(self, iterations: int = 1000, exploration: float = 1.0, rollout_length: int = 100, seed: int = 0):
+    def __init__(self, iterations: int = 1000, exploration: float = 1.0, rollout_length: int = 100, seed: int = 0,
+                 cutoff: str = "score"):
         if type(iterations) is not int or iterations < 1:
             raise ValueError(f"mcts: iterations must be a positive int, got {iterations!r}")
         if not exploration >= 0:
             raise ValueError(f"mcts: exploration must be >= 0, got {exploration!r}")
         if type(rollout_length) is not int or rollout_length < 0:
             raise ValueError(f"mcts: rollout_length must be an int >= 0, got {rollout_length!r}")
+        if cutoff not in CUTOFFS:
+            raise ValueError(f"mcts: cutoff must be one of {sorted(CUTOFFS)}, got {cutoff!r}")
         self.name = "mcts"
         self.iterations = iterations
         self.exploration = exploration
         self.rollout_length = rollout_length
+        self.cutoff = cutoff
+        self._rewards = CUTOFFS[cutoff]
         self.reset(seed)
 
     def reset(self, seed: int) -> None:
@@ -108,7 +130,7 @@ class MCTSAgent:
             path.append(best_child)
             node = best_child
         random_rollout(state, rand, self.rollout_length)
-        reward = rewards(state)
+        reward = self._rewards(state)
         for node in path:
             node.visits += 1
             node.total += reward[node.mover]

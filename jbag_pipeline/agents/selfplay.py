@@ -14,7 +14,7 @@ from engines import load_game
 from engines.agents import MCTSAgent, OpenSpielMCTSAgent
 from engines.match import play_match
 from jbag_pipeline.compute import Compute, run_batch
-from jbag_pipeline.presets import GameRun
+from jbag_pipeline.presets import GameRun, MCTSSettings
 from jbag_pipeline.storage.schemas import SELFPLAY_GAMES as GAMES_SCHEMA, SELFPLAY_STATES as STATES_SCHEMA
 
 
@@ -29,15 +29,20 @@ def selfplay_agents(game, run: GameRun, seed: int) -> list:
     if run.selfplay_agent == "openspiel_mcts":
         return [OpenSpielMCTSAgent(game, simulations=run.openspiel_simulations, rollouts=run.openspiel_rollouts,
                                    seed=seed * 16 + seat) for seat in range(game.n_players)]
-    return [MCTSAgent(iterations=run.mcts_iterations, rollout_length=run.rollout_length, seed=seed * 16 + seat)
-            for seat in range(game.n_players)]
+    return [mcts_agent(run.mcts_settings(), seed * 16 + seat) for seat in range(game.n_players)]
+
+
+def mcts_agent(settings: MCTSSettings, seed: int) -> MCTSAgent:
+    """Our Python MCTS with `settings` (the default cutoff and exploration give the agent of earlier releases)."""
+    return MCTSAgent(iterations=settings.iterations, exploration=settings.exploration,
+                     rollout_length=settings.rollout_length, cutoff=settings.cutoff, seed=seed)
 
 
 def selfplay_agent_label(run: GameRun) -> str:
     """The `agents` column entry of a self-play seat."""
     if run.selfplay_agent == "openspiel_mcts":
         return f"openspiel_mcts(simulations={run.openspiel_simulations},rollouts={run.openspiel_rollouts})"
-    return f"mcts(iterations={run.mcts_iterations},rollout={run.rollout_length})"
+    return run.mcts_settings().label()
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from jbag_pipeline.storage.lake import UnreadableFile
 # every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
 # asserts, kept here so that a wrong name is refused without importing Dagster (seconds)
 ASSET_NAMES = (
-    "selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
+    "selfplay_games", "selfplay_states", "selfplay_strength", "selfplay_tuning", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
     "winner_classification", "segmented_bags", "feature_summary", "selected_features", "variant_classification",
     "leaky_tokens", "counters_kept_features", "counters_kept_prototypes", "evaluation_control", "evaluation_games",
     "stability_games", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary", "paper_table_1",

@@ -48,7 +48,7 @@ def _game_of(partition_key: str) -> str:
 GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
 # assets outside the default selection: they run only when --select names them
 OPT_IN_ASSETS = {"reference_reproduction", "published_value_functions", "published_vf_evaluation",
-                 "ingested_vf_evaluation"}
+                 "ingested_vf_evaluation", "selfplay_tuning"}
 # unpartitioned assets that read the ingested model's lake tables: run in a step of their own after it
 AFTER_INGESTED_ASSETS = ("ingested_vf_evaluation",)
 # unpartitioned assets that read every lake table: run in a step of their own after all others (the catalog

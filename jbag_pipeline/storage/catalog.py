@@ -39,6 +39,8 @@ import jbag_pipeline.storage.lake as lake
 VIEWS: dict[str, str] = {
     "games": "selfplay_games",
     "states": "selfplay_states",
+    "selfplay_strength": "selfplay_strength",
+    "selfplay_tuning": "selfplay_tuning",
     "tokens": "state_tokens",
     "sampled_states": "sampled_states",
     "bags": "trajectory_bags",

@@ -146,6 +146,22 @@ TRANSFER_RESULTS = {
     "verdict": pl.String, "min_detectable_difference": pl.Float64,
 }
 
+# selfplay_strength: a game's self-play agent against baseline OSLAs (win rate), and its self-play habits
+SELFPLAY_STRENGTH = {
+    "game": pl.String, "selfplay_agent": pl.String, "opponent": pl.String, "n": pl.Int64, "wins": pl.Int64,
+    "draws": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
+    "chance_rate": pl.Float64, "worst_seat_win_rate": pl.Float64, "seconds_per_decision": pl.Float64,
+    "selfplay_games": pl.Int64, "rolls_per_turn": pl.Float64, "busts_per_turn": pl.Float64,
+}
+# selfplay_tuning: MCTS candidates against the game's self-play agent, best first
+SELFPLAY_TUNING = {
+    "game": pl.String, "rank": pl.Int32, "candidate": pl.String, "iterations": pl.Int64, "rollout_length": pl.Int64,
+    "exploration": pl.Float64, "cutoff": pl.String, "opponent": pl.String, "n": pl.Int64, "wins": pl.Int64,
+    "draws": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
+    "chance_rate": pl.Float64, "seconds_per_decision": pl.Float64, "opponent_seconds_per_decision": pl.Float64,
+    "rolls_per_turn": pl.Float64, "busts_per_turn": pl.Float64,
+}
+
 TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "selfplay_games": SELFPLAY_GAMES, "ingested_games": SELFPLAY_GAMES,
     "selfplay_states": SELFPLAY_STATES, "ingested_states": SELFPLAY_STATES,
@@ -169,6 +185,7 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "transfer_results": {**TRANSFER_RESULTS, "pair": pl.String},
     "tictactoe_values": TICTACTOE_VALUES, "tictactoe_compression": TICTACTOE_COMPRESSION,
     "tictactoe_jsonbag": TICTACTOE_JSONBAG,
+    "selfplay_strength": SELFPLAY_STRENGTH, "selfplay_tuning": SELFPLAY_TUNING,
 }
 """Lake table name -> the schema of its Parquet files: every table the pipeline writes."""
 
