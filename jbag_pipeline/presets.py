@@ -163,17 +163,38 @@ def _openspiel(preset: str, game: str) -> dict:
     return {"selfplay_agent": "openspiel_mcts", "openspiel_simulations": OPENSPIEL_SIMULATIONS[preset][game]}
 
 
-def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overrides: GameRun) -> dict[str, GameRun]:
-    base = GameRun(selfplay_games=selfplay, mcts_iterations=iterations, rollout_length=rollout, eval_games_per_seat=eval_games)
-    names = ("connect4", "tictactoe", "dots_and_boxes", "cant_stop", "sea_salt_paper", "dominion", "seven_wonders")
-    return {name: overrides.get(name, base) for name in names}
+PRESET_GAMES = ("connect4", "tictactoe", "dots_and_boxes", "cant_stop", "sea_salt_paper", "dominion", "seven_wonders")
 
+
+def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, strength_games: int = 1,
+          **overrides: GameRun) -> dict[str, GameRun]:
+    base = GameRun(selfplay_games=selfplay, mcts_iterations=iterations, rollout_length=rollout, eval_games_per_seat=eval_games,
+                   strength_games_per_seat=strength_games)
+    return {name: overrides.get(name, base) for name in PRESET_GAMES}
+
+
+# The demo's 4-seat card games: 25 strength games per seat (n = 100 against baselines) and 50 tuning games per seat
+# (n = 200 per candidate: a Wilson interval about +-0.06 around a win rate of 0.25, chance in 4 seats)
+CARD_GAME_STRENGTH_AND_TUNING = {"strength_games_per_seat": 25, "tuning_games_per_seat": 50}
+# selfplay_tuning's candidates at the demo's CPU time per decision (about 0.55 ms in Can't Stop, 1.0-1.1 ms in
+# Dominion and Sea Salt and Paper, 3.7 ms in 7 Wonders; MCTS iterations from agents.tuning.calibrate_iterations on
+# this 2-core machine), each game's current self-play agent first; the last candidate spends 4 times as long.
+DEMO_TUNING_GRID = {
+    "cant_stop": (MCTSSettings(20, 10), MCTSSettings(11, 40), MCTSSettings(15, 10, cutoff="progress"),
+                  MCTSSettings(23, 0, cutoff="progress"), MCTSSettings(17, 5, cutoff="progress"),
+                  MCTSSettings(15, 10, 0.5, "progress"), MCTSSettings(15, 10, 2.0, "progress"), MCTSSettings(80, 10)),
+    "dominion": (MCTSSettings(15, 10), MCTSSettings(31, 0), MCTSSettings(17, 5), MCTSSettings(9, 20),
+                 MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
+    "sea_salt_paper": (MCTSSettings(15, 10), MCTSSettings(22, 0), MCTSSettings(18, 5), MCTSSettings(11, 20),
+                       MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
+}
 
 PRESETS: dict[str, Preset] = {
     "smoke": Preset(
         name="smoke", seed=0, rf_trees=20, top_k=20,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
         evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"),
+        tuning_grid={game: (MCTSSettings(5, 10), MCTSSettings(20, 10)) for game in PRESET_GAMES},
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
                   "rollout_length": 10, "games_per_seat": 1},
     ),
@@ -183,24 +204,31 @@ PRESETS: dict[str, Preset] = {
         games={
             # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
             "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=50,
-                                **_openspiel("demo", "connect4")),
-            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50),
+                                strength_games_per_seat=50, **_openspiel("demo", "connect4")),
+            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50,
+                                 strength_games_per_seat=50),
             "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=50,
-                                      **_openspiel("demo", "dots_and_boxes")),
-            "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=25),
-            "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
-            "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
-            "seven_wonders": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25),
+                                      strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),
+            "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=25,
+                                 **CARD_GAME_STRENGTH_AND_TUNING),
+            "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25,
+                                      **CARD_GAME_STRENGTH_AND_TUNING),
+            "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25,
+                                **CARD_GAME_STRENGTH_AND_TUNING),
+            "seven_wonders": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25,
+                                     **CARD_GAME_STRENGTH_AND_TUNING),
         },
         evaluation_pairs=("full-none", "full-full", "full-full_seg", "full-full_counters_kept"),
+        tuning_grid=DEMO_TUNING_GRID,
         transfer={"source_games": 40, "target_games": 200, "mcts_iterations": 10, "rollout_length": 20,
                   "games_per_seat": 50},  # 100 games per method: a win rate within +-0.10
     ),
     "paper": Preset(
         name="paper", seed=0,
-        games=_runs(selfplay=1000, iterations=1000, rollout=100, eval_games=1000, **{
+        games=_runs(selfplay=1000, iterations=1000, rollout=100, eval_games=1000, strength_games=100, **{
             game: GameRun(selfplay_games=1000, mcts_iterations=1000, rollout_length=100, eval_games_per_seat=1000,
-                          **_openspiel("paper", game)) for game in OPENSPIEL_SIMULATIONS["paper"]}),
+                          strength_games_per_seat=100, **_openspiel("paper", game))
+            for game in OPENSPIEL_SIMULATIONS["paper"]}),
     ),
 }
 

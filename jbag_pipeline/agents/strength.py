@@ -49,6 +49,12 @@ def selfplay_habits(game_name: str, selfplay_games: pl.DataFrame) -> Habits | No
     return total
 
 
+def seconds_per_decision(games: pl.DataFrame) -> float | None:
+    """The focal agent's CPU seconds per searched decision over `games` (rows of play_focal)."""
+    decisions = int(games["decisions"].sum())
+    return float(games["seconds"].sum()) / decisions if decisions else None
+
+
 def win_rate_columns(scores: pl.Series) -> dict:
     """n, wins, draws, win_rate and its Wilson 95% interval of focal-seat scores in {-1, 0, 1}."""
     n, wins, draws = len(scores), int((scores == 1).sum()), int((scores == 0).sum())
@@ -60,14 +66,13 @@ def win_rate_columns(scores: pl.Series) -> dict:
 def strength_table(game_name: str, run: GameRun, games: pl.DataFrame, n_players: int,
                    habits: Habits | None, selfplay_game_count: int) -> pl.DataFrame:
     """One row: the self-play agent's win rate against baselines (chance_rate = 1 / seats), its worst seat's win
-    rate, and the self-play games' rolls and busts per turn (null where the game has no such habit)."""
+    rate, and the self-play games' rolls and busts per turn (null where the game has no such habit). Deterministic:
+    the CPU time per decision goes to the asset's metadata (seconds_per_decision)."""
     by_seat = [win_rate_columns(games.filter(pl.col("seat") == seat)["score"]) for seat in range(n_players)]
     seat_rates = [row["win_rate"] for row in by_seat if row["win_rate"] is not None]
     rolls, busts = habits.per_turn() if habits is not None else (None, None)
-    seconds, decisions = float(games["seconds"].sum()), int(games["decisions"].sum())
     row = {"game": game_name, "selfplay_agent": selfplay_agent_label(run), "opponent": "baseline_osla",
            **win_rate_columns(games["score"]), "chance_rate": 1 / n_players,
            "worst_seat_win_rate": min(seat_rates) if seat_rates else None,
-           "seconds_per_decision": seconds / decisions if decisions else None,
            "selfplay_games": selfplay_game_count, "rolls_per_turn": rolls, "busts_per_turn": busts}
     return pl.DataFrame([row], schema=SELFPLAY_STRENGTH)

@@ -52,7 +52,7 @@ def _rate(total: float, count: int) -> float | None:
 
 def tuning_table(game_name: str, run: GameRun, candidates: tuple[MCTSSettings, ...], games: pl.DataFrame,
                  n_players: int) -> pl.DataFrame:
-    """One row per candidate, best first (win rate, then the Wilson interval's lower end, then less CPU time):
+    """One row per candidate, best first (win rate, then the Wilson interval's lower end, then grid order):
     win rate against the self-play agent with its Wilson 95% interval, chance_rate = 1 / seats, CPU seconds per
     searched decision of candidate and opponent, and (Can't Stop) the candidate's rolls and busts per turn."""
     rows = []
@@ -70,8 +70,7 @@ def tuning_table(game_name: str, run: GameRun, candidates: tuple[MCTSSettings, .
                                                             int(mine["others_decisions"].sum())),
                      "rolls_per_turn": rolls, "busts_per_turn": busts})
     table = pl.DataFrame(rows, schema={k: v for k, v in SELFPLAY_TUNING.items() if k != "rank"})
-    table = table.sort(["win_rate", "win_rate_low", "seconds_per_decision"], descending=[True, True, False],
-                       nulls_last=True, maintain_order=True)
+    table = table.sort(["win_rate", "win_rate_low"], descending=True, nulls_last=True, maintain_order=True)
     return table.with_row_index("rank", offset=1).with_columns(pl.col("rank").cast(pl.Int32)).select(
         list(SELFPLAY_TUNING))
 

@@ -6,7 +6,7 @@ import dagster as dg
 import orjson
 import polars as pl
 
-from jbag_pipeline.agents.strength import play_strength, selfplay_habits, strength_table
+from jbag_pipeline.agents.strength import play_strength, seconds_per_decision, selfplay_habits, strength_table
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
@@ -28,7 +28,8 @@ def selfplay_strength(context: dg.AssetExecutionContext, settings: JbagSettings,
     per_seat = games.group_by("seat").agg((pl.col("score") == 1).mean().alias("win_rate"),
                                           pl.len().alias("games")).sort("seat")
     yield dg.Output(table, metadata={"seconds": time.perf_counter() - started, "table": preview(table),
-                                     "per_seat": preview(per_seat)})
+                                     "per_seat": preview(per_seat),
+                                     "seconds_per_decision": seconds_per_decision(games) or 0.0})
     seats = sorted(games["seat"].unique().to_list())
     yield dg.AssetCheckResult(check_name="every_seat_played",
                               passed=run.strength_games_per_seat == 0 or seats == list(range(n_players)))

@@ -13,7 +13,7 @@ from jbag_pipeline.storage import schemas
 PACKAGE = Path(__file__).resolve().parents[2] / "jbag_pipeline"
 # frames that never reach the lake as they are, so their schemas stay beside the code that builds them
 INTERNAL_FRAMES = {("agents/evaluation.py", "CONTROL_GAMES_SCHEMA"), ("ingest/trajectories.py", "POSITIONS_SCHEMA"),
-                   ("tictactoe/jsonbag.py", "NO_FEATURES_SCHEMA")}
+                   ("tictactoe/jsonbag.py", "NO_FEATURES_SCHEMA"), ("agents/focal_games.py", "FOCAL_GAMES")}
 
 
 def _is_dtype(node: ast.expr) -> bool:
