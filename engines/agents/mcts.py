@@ -6,9 +6,9 @@ actions legal in the current determinization compete, with UCB using availabilit
 A node's statistics are from the perspective of the seat that moved into it; rewards lie in [0, 1]:
 a finished game gives (return + 1) / 2 per seat; a random rollout cut after `rollout_length` actions
 (counted from the new leaf) is scored as if the game ended there on the current scores: 1 for a sole
-leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as returns()). With cutoff="progress" the
-cut-off ranks the seats by the state's progress() where it has one (Can't Stop: banked steps up the open
-tracks count too), else by its scores.
+leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as returns()). With cutoff="progress" a
+state with a progress() (Can't Stop: completed tracks plus the banked share of the open ones) gives each seat
+its share of the summed progress instead: ranking on it made the search stop after about one roll a turn.
 """
 
 from __future__ import annotations
@@ -38,11 +38,14 @@ def rewards(state: State) -> list[float]:
 
 
 def progress_rewards(state: State) -> list[float]:
-    """As rewards(), but a running game ranks the seats by state.progress() when the state defines it."""
-    if state.is_terminal():
-        return [(r + 1) / 2 for r in state.returns()]
+    """As rewards(), but a running game whose state defines progress() gives each seat its share of the summed
+    progress (equal shares before anyone progressed)."""
     progress = getattr(state, "progress", None)
-    return _lead_rewards(progress() if progress is not None else state.scores())
+    if progress is None or state.is_terminal():
+        return rewards(state)
+    shares = progress()
+    total = sum(shares)
+    return [share / total for share in shares] if total else [1 / len(shares)] * len(shares)
 
 
 def _lead_rewards(scores: list[float]) -> list[float]:

@@ -1,4 +1,4 @@
-"""MCTS's progress cut-off: Can't Stop's progress(), and a search that scores banked progress stops more often."""
+"""MCTS's progress cut-off: Can't Stop's progress(), its shares, and a search that scores banked progress rolls less."""
 
 import pytest
 
@@ -17,9 +17,11 @@ def test_cant_stop_progress_counts_banked_steps_and_owned_tracks():
     state.set_completed(tuple(t == 12 for t in range(SLOTS)))  # ... which it completed
     assert state.progress() == [0.5, 1.5]
     assert rewards(state) == [0.0, 1.0]  # scores: seat 1 owns a track
+    assert progress_rewards(state) == [0.25, 0.75]
     state.board[0 * SLOTS + 8] = 10  # seat 0 at the top of open track 8 (length 10), not yet completed
     assert state.progress() == [1.5, 1.5]
     assert progress_rewards(state) == [0.5, 0.5] and rewards(state) == [0.0, 1.0]
+    assert progress_rewards(load_game("cant_stop", n_players=3).new_state(seed=0)) == [1 / 3] * 3
 
 
 def test_games_without_progress_score_as_before():
