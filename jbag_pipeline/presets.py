@@ -187,6 +187,8 @@ DEMO_TUNING_GRID = {
                  MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
     "sea_salt_paper": (MCTSSettings(15, 10), MCTSSettings(22, 0), MCTSSettings(18, 5), MCTSSettings(11, 20),
                        MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
+    "seven_wonders": (MCTSSettings(15, 10), MCTSSettings(42, 0), MCTSSettings(22, 5), MCTSSettings(8, 20),
+                      MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
 }
 
 PRESETS: dict[str, Preset] = {

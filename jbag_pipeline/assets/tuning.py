@@ -27,4 +27,4 @@ def selfplay_tuning(context: dg.AssetExecutionContext, settings: JbagSettings, c
     table = tuning_table(game, run, candidates, games, n_players)
     note = "" if candidates else f"preset {preset.name!r} has no tuning grid for {game}"
     return dg.Output(table, metadata={"seconds": time.perf_counter() - started, "table": preview(table, 20),
-                                      "note": note or "grid played", "games": len(games) if len(games) else 0})
+                                      "note": note or "grid played", "games": len(games)})
