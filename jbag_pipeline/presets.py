@@ -87,8 +87,25 @@ class Preset:
     turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TURN_ORDER_FIELDS))
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
-    # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
+    # (the headline pair full-full is always among them: the counters-kept row and the verdicts build on it)
+    # learning_curve: the pairs rebuilt from the first share of the self-play games at each share (the last is the
+    # evaluation itself); pairs None = the evaluated pairs without the counters-kept sensitivity pair
+    learning_curve_shares: tuple[float, ...] = (0.125, 0.25, 0.5, 1.0)
+    learning_curve_pairs: tuple[str, ...] | None = None
     transfer: dict = field(default_factory=dict)  # overrides of TransferSettings
+
+    def __post_init__(self):
+        shares = self.learning_curve_shares
+        if (not isinstance(shares, tuple) or not shares
+                or any(isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= 1 for s in shares)
+                or list(shares) != sorted(set(shares)) or shares[-1] != 1.0):
+            raise ValueError(f"Preset {self.name!r}: learning_curve_shares must be increasing shares in (0, 1] ending "
+                             f"with 1.0, got {shares!r}")
+        pairs = self.learning_curve_pairs
+        if pairs is not None and (not isinstance(pairs, tuple) or not pairs
+                                  or not all(isinstance(p, str) for p in pairs)):
+            raise ValueError(f"Preset {self.name!r}: learning_curve_pairs must be a non-empty tuple of "
+                             f"'frequency-variant' pairs or None, got {pairs!r}")
 
     def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
         """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
@@ -129,7 +146,7 @@ PRESETS: dict[str, Preset] = {
     "smoke": Preset(
         name="smoke", seed=0, rf_trees=20, top_k=20,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
-        evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"),
+        evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"), learning_curve_shares=(0.5, 1.0),
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
                   "rollout_length": 10, "games_per_seat": 1},
     ),

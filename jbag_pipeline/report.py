@@ -121,10 +121,10 @@ def _verdict_section(report: Report, root: Path) -> None:
     verdicts = lake.read_table(root, "verdicts")
     report.add("Verdicts: does the JSON-Bag agent beat the baseline?",
                "One row per game: the paper's claim; our best pair (highest overall win rate among the evaluated "
-               "pairs, its p-value Holm-adjusted over all of the game's pairs, so picking the best is paid for); its "
+               "pairs, its p-value Holm-adjusted over the selection pairs, so picking the best is paid for); its "
                "win rate with a 95% Wilson interval against the control arm (baseline OSLA in every seat on the same "
-               "games); the verdict at 0.05; n games; the win rate with the turn-order counters kept; whether the "
-               "headline pair's verdict holds on both halves of the self-play games; caveats in plain words.",
+               "games); the verdict at 0.05; n games; its worst seat against the control; the win rate with the "
+               "turn-order counters kept; whether its learning curve decides the verdict; caveats in plain words.",
                [verdicts])
 
 
@@ -169,17 +169,12 @@ def _evaluation_section(report: Report, root: Path) -> None:
     report.add("Evaluation: JSON-Bag OSLA against the control arm",
                "Win rate of one JSON-Bag OSLA (each seat in turn) against baseline OSLAs in the other seats, beside "
                "the control: the same games with a baseline in every seat. Each game's baseline is the TAG heuristic "
-               "of RULES.md 3.2. Overall p-values are exact tests stratified by seat; Holm adjusts over the pairs of "
-               "a game. Per-seat rows are in the evaluation_summary view.",
+               "of RULES.md 3.2. Overall p-values are exact tests stratified by seat; Holm adjusts over the selection "
+               "pairs of a game (the counters-kept row on its own). Per-seat rows are in the evaluation_summary view.",
                [overall.select("game", "prototype_frequency", "feature_variant", "n", "win_rate", "win_rate_low",
                                "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
                                "min_detectable_difference", "mean", "ci_low", "ci_high")],
                [pairs_png, control_png])
-    if lake.table_exists(root, "stability_summary"):
-        report.add("Stability: the headline pair rebuilt from each half of the self-play games",
-                   "The value function of the headline pair built from two disjoint halves of the self-play games and "
-                   "evaluated on the same games; `stable` is false when the verdicts differ.",
-                   [lake.read_table(root, "stability_summary")])
     report.add("Table I: top-3 pairs per game",
                "By overall mean score, as the paper ranks them, among the evaluated pairs (the counters-kept "
                "sensitivity row excluded); Best-Worst Diff = best minus worst seat mean score.",

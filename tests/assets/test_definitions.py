@@ -62,8 +62,9 @@ def test_smoke_graph_materialises_every_table(smoke_root):
     verdicts = lake.read_table(smoke_root, "verdicts")
     assert sorted(verdicts["game"]) == sorted(GAMES)
     assert set(verdicts["verdict"]) <= {"better", "worse", "no clear difference"}
-    stability = lake.read_table(smoke_root, "stability_summary")
-    assert set(stability["half"]) <= {"a", "b"}
+    curve = lake.read_table(smoke_root, "learning_curve")
+    assert sorted(curve["game"].unique()) == sorted(GAMES) and set(curve["share"]) <= {0.5, 1.0}
+    assert set(verdicts["decided"].drop_nulls()) <= {True, False} and verdicts["curve_note"].is_not_null().all()
     pairs = set(zip(evaluation["prototype_frequency"], evaluation["feature_variant"]))
     assert ("full", "full_counters_kept") in pairs and ("full", "full") in pairs
     assert not lake.read_table(smoke_root, "selected_features")["token"].str.contains("turnCounter").any()
