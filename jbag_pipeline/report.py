@@ -22,8 +22,9 @@ PAGE_FONT_PX = 14  # the page's font size; compact tables use COMPACT_FONT_PX (t
 COMPACT_FONT_PX = 13
 PAGE_WIDTH_PX = 1240  # the body's width: a 1280-px window less a scroll bar
 STYLE = (f"body{{font:{PAGE_FONT_PX}px/1.45 sans-serif;max-width:{PAGE_WIDTH_PX}px;margin:1em auto;padding:0 8px}}"
-         "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
-         f"table.compact{{font-size:{COMPACT_FONT_PX}px}}table.compact td,table.compact th{{white-space:nowrap}}"
+         "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;"
+         "white-space:nowrap}td.long{white-space:normal;min-width:22em;text-align:left}"
+         f"table.compact{{font-size:{COMPACT_FONT_PX}px}}"
          "table.compact td,table.compact th{text-align:left;font-variant-numeric:tabular-nums}th{background:#f3f3f3}"
          "img{max-width:100%;display:block}.wide{overflow-x:auto}ul.notes{font-size:13px;color:#333;margin-top:0}"
          "details{margin:.4em 0;border-top:1px solid #ddd;padding-top:.3em}summary{cursor:pointer}"

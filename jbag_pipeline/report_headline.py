@@ -65,11 +65,10 @@ def forest_plot(verdicts: pl.DataFrame, control: pl.DataFrame | None):
         ax.text(1.17, y, f"ours: {row['verdict']}", transform=label_side, va="center", fontsize=9)
     ax.set_yticks(range(rows.height), [f"{g}\n{p}" for g, p in zip(rows["game"], rows["best_pair"])], fontsize=9)
     ax.set_ylim(-0.6, rows.height - 0.4)
-    ax.set_xlim(0, 1)
+    ax.set_xlim(-0.02, 1.02)  # a rate of 0 or 1 shows its whole marker
     ax.set_xlabel("win rate with its 95% Wilson interval")
     ax.grid(axis="x", alpha=0.25)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / max(rows.height, 1)), ncol=3,
-              frameon=False)
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     return fig
 
 

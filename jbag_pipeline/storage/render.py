@@ -14,6 +14,7 @@ from typing import Callable
 import polars as pl
 
 FLOAT_DIGITS = 6  # significant digits of a float in terminal text (readable_float)
+LONG_CELL_CHARS = 40  # an HTML cell longer than this is marked class="long" (prose the page lets wrap)
 
 
 def report_float(value: float) -> str:
@@ -99,8 +100,12 @@ def html_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell, cs
     """An HTML table of `df`, every header and cell escaped (polars has no public HTML writer)."""
     attribute = f' class="{html.escape(css_class)}"' if css_class else ""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(v))}</td>" for v in row) + "</tr>"
-                   for row in df.iter_rows())
+    def td(value) -> str:  # a long text cell may wrap (class "long"); the page keeps every other cell on one line
+        text = cell(value)
+        return f'<td class="long">{html.escape(text)}</td>' if len(text) > LONG_CELL_CHARS else \
+            f"<td>{html.escape(text)}</td>"
+
+    body = "".join("<tr>" + "".join(td(v) for v in row) + "</tr>" for row in df.iter_rows())
     return f"<table{attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

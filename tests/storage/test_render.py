@@ -55,3 +55,9 @@ def test_terminal_lines_right_align_numbers_and_spell_out_nested_values():
         "connect4  0.666667  NULL  [1, 'a']",
         "nim             12     3  {k: 'v'}",
     ]
+
+
+def test_html_table_lets_only_long_text_wrap():
+    df = pl.DataFrame({"caveat": ["x" * 41, "x" * 40]})
+    assert html_table(df, css_class="compact").startswith('<table class="compact">')
+    assert html_table(df).count('<td class="long">') == 1
