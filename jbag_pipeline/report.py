@@ -165,6 +165,8 @@ def _tictactoe_jsonbag_section(report: Report, root: Path) -> None:
 
 def _forest_section(report: Report, root: Path) -> None:
     verdicts = lake.read_table(root, "verdicts")
+    if verdicts.is_empty():  # nothing to plot; the verdict table says so with its header alone
+        return
     control = lake.read_table(root, "evaluation_control") if lake.table_exists(root, "evaluation_control") else None
     image = report.figure("verdicts_forest.png", headline.forest_plot(verdicts, control))
     report.add("Does the JSON-Bag agent beat the baseline?",

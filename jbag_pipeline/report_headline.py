@@ -51,14 +51,22 @@ def forest_plot(verdicts: pl.DataFrame, control: pl.DataFrame | None):
                                  pl.lit(None, pl.Float64).alias("control_high"), pl.lit(None, pl.Int64).alias("seats"))
     fig, ax = plt.subplots(figsize=(10, 0.62 * rows.height + 1.3))
     label_side = transforms.blended_transform_factory(ax.transAxes, ax.transData)
+    labelled = set()
+
+    def label(text: str) -> str | None:  # each series once in the legend, whichever row draws it first
+        if text in labelled:
+            return None
+        labelled.add(text)
+        return text
+
     for y, row in enumerate(rows.iter_rows(named=True)):
         if row["seats"]:
             ax.vlines(1 / row["seats"], y - 0.38, y + 0.38, color="grey", alpha=0.35, lw=1.5,
-                      label="chance 1/seats" if y == 0 else None)
+                      label=label("chance 1/seats"))
         _interval(ax, row["control"], row["control_low"], row["control_high"], y - 0.14, "s", "tab:red",
-                  "control: baseline OSLA in every seat" if y == 0 else None)
+                  lambda: label("control: baseline OSLA in every seat"))
         _interval(ax, row["win_rate"], row["win_rate_low"], row["win_rate_high"], y + 0.14, "o", "tab:blue",
-                  "JSON-Bag OSLA, best pair" if y == 0 else None)
+                  lambda: label("JSON-Bag OSLA, best pair"))
         claim = claim_word(row["paper_claim"])
         ax.text(1.02, y, f"paper: {claim}", transform=label_side, va="center", fontsize=9,
                 color={"beats": "tab:green", "loses": "tab:purple"}.get(claim, "grey"), fontweight="bold")
@@ -68,17 +76,19 @@ def forest_plot(verdicts: pl.DataFrame, control: pl.DataFrame | None):
     ax.set_xlim(-0.02, 1.02)  # a rate of 0 or 1 shows its whole marker
     ax.set_xlabel("win rate with its 95% Wilson interval")
     ax.grid(axis="x", alpha=0.25)
-    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
+    if labelled:
+        ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     return fig
 
 
 def _interval(ax, rate, low, high, y, marker, color, label) -> None:
+    """A point with its interval (a point alone when the interval is unknown); label() is asked only if drawn."""
     if rate is None or math.isnan(rate):
         return
     if low is None or high is None or math.isnan(low) or math.isnan(high):
-        ax.plot([rate], [y], marker=marker, color=color, ls="", label=label)
+        ax.plot([rate], [y], marker=marker, color=color, ls="", label=label())
         return
-    ax.errorbar([rate], [y], xerr=[[rate - low], [high - rate]], fmt=marker, color=color, capsize=3, label=label)
+    ax.errorbar([rate], [y], xerr=[[rate - low], [high - rate]], fmt=marker, color=color, capsize=3, label=label())
 
 
 def _cut(text: str) -> str:
