@@ -29,6 +29,9 @@ class JbagSettings(dg.ConfigurableResource):
     data_dir: str = "data"
     token_blacklist: dict[str, list[str]] | None = None
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self.get_preset()  # a bad preset (file) or token_blacklist fails the step as it starts, before any work
+
     def get_preset(self) -> Preset:
         return with_turn_order_fields(load_preset(self.preset, self.seed), self.token_blacklist)
 
