@@ -75,6 +75,7 @@ def read_preset_file(path: str | Path) -> Preset:
 
 @functools.lru_cache(maxsize=16)
 def _read_cached(path: str, mtime_ns: int, size: int) -> Preset:
+    """The preset of the file at `path` as it is at (mtime_ns, size): an edited file is read again."""
     try:
         with open(path, "rb") as file:
             data = tomllib.load(file)
@@ -170,7 +171,8 @@ def _replace(obj, changes: dict, prefix: str, blame=None):
     try:
         return dataclasses.replace(obj, **changes)
     except (ValueError, TypeError) as exc:
-        named = [key for key in (changes if blame is None else blame) if re.search(rf"\b{re.escape(key)}\b", str(exc))]
+        candidates = changes if blame is None else blame
+        named = [key for key in candidates if re.search(rf"\b{re.escape(key)}\b", str(exc))]
         key = named[0] if len(named) == 1 else None
         raise _Invalid(".".join(part for part in (prefix, key) if part) or None, _first_line(exc)) from None
 

@@ -110,8 +110,10 @@ def test_a_new_field_of_a_dataclass_is_accepted_with_its_type(monkeypatch):
     monkeypatch.setattr(preset_files, "game_run", extended_run)
     table = {"learning_curve_shares": [0.25, 1], "learning_curve_pairs": ["full-full"], "ablation_top_k": 500}
     run = preset_from_mapping({"base": "smoke", "games": {"connect4": table}}, "x").games["connect4"]
-    assert (run.learning_curve_shares, run.learning_curve_pairs, run.ablation_top_k) == ((0.25, 1.0), ("full-full",), 500)
-    for value, expected in [({"ablation_top_k": 1.5}, "games.connect4.ablation_top_k: expected an integer, got a number (1.5)"),
+    assert (run.learning_curve_shares, run.learning_curve_pairs, run.ablation_top_k) == \
+        ((0.25, 1.0), ("full-full",), 500)
+    for value, expected in [({"ablation_top_k": 1.5},
+                             "games.connect4.ablation_top_k: expected an integer, got a number (1.5)"),
                             ({"learning_curve_shares": [0.5, "all"]},
                              "games.connect4.learning_curve_shares[1]: expected a number, got a string ('all')"),
                             ({"learning_curve_pairs": "full-full"},
@@ -123,11 +125,15 @@ def test_a_new_field_of_a_dataclass_is_accepted_with_its_type(monkeypatch):
 # (file text, the error after "preset file <path>: ")
 MISTAKES = [
     ("top_kk = 3\n", "top_kk: unknown key (did you mean 'top_k'?); a preset file takes base, name, seed, games, "),
-    ("[games.connect4]\nselfplay_gams = 3\n", "games.connect4.selfplay_gams: unknown key (did you mean 'selfplay_games'?)"),
+    ("[games.connect4]\nselfplay_gams = 3\n",
+     "games.connect4.selfplay_gams: unknown key (did you mean 'selfplay_games'?)"),
     ("[transfer]\nsourc_games = 3\n", "transfer.sourc_games: unknown key (did you mean 'source_games'?)"),
-    ('[games.connect4]\nselfplay_games = "400"\n', "games.connect4.selfplay_games: expected an integer, got a string ('400')"),
-    ("[games.connect4]\nselfplay_games = true\n", "games.connect4.selfplay_games: expected an integer, got a boolean (true)"),
-    ("[games.connect4]\nselfplay_games = 4.0\n", "games.connect4.selfplay_games: expected an integer, got a number (4.0)"),
+    ('[games.connect4]\nselfplay_games = "400"\n',
+     "games.connect4.selfplay_games: expected an integer, got a string ('400')"),
+    ("[games.connect4]\nselfplay_games = true\n",
+     "games.connect4.selfplay_games: expected an integer, got a boolean (true)"),
+    ("[games.connect4]\nselfplay_games = 4.0\n",
+     "games.connect4.selfplay_games: expected an integer, got a number (4.0)"),
     ('test_share = "0.3"\n', "test_share: expected a number, got a string ('0.3')"),
     ('evaluation_pairs = ["full-full", 1]\n', "evaluation_pairs[1]: expected a string, got an integer (1)"),
     ('outcome_fields = { connect4 = "gameStatus" }\n',
@@ -162,7 +168,8 @@ def test_a_mistake_is_one_line_naming_file_key_and_reason(tmp_path, text, expect
 
 
 def test_a_missing_unreadable_or_binary_file(tmp_path):
-    with pytest.raises(PresetFileError, match="^preset file .*missing.toml: cannot read it \\(No such file or directory\\)$"):
+    with pytest.raises(PresetFileError,
+                       match="^preset file .*missing.toml: cannot read it \\(No such file or directory\\)$"):
         load_preset(str(tmp_path / "missing.toml"))
     with pytest.raises(PresetFileError, match="cannot read it \\(Is a directory\\)$"):
         read_preset_file(tmp_path)
