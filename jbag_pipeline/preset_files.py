@@ -15,7 +15,7 @@ import typing
 from pathlib import Path
 
 from engines import GAMES, load_game
-from jbag_pipeline.cli.checks import MAX_SEED
+from jbag_pipeline.seeds import MAX_SEED
 from jbag_pipeline.presets import PRESET_NAMES, PRESETS, GameRun, Preset, TransferSettings, game_run, get_preset
 
 DEFAULT_BASE = "demo"  # a file without `base` starts from the default preset of `jbag run`
