@@ -34,7 +34,7 @@ class TrainingTables(NamedTuple):
 
 
 class CurveGames(NamedTuple):
-    """The curve's evaluation games (evaluation_games rows with share and train_games) and one note per skipped share."""
+    """The curve's evaluation games (evaluation_games rows with share and train_games), a note per skipped share."""
 
     games: pl.DataFrame
     notes: list[str]

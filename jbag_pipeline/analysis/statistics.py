@@ -235,8 +235,9 @@ def summarise(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame, 
 
     Counts, mean score with its bootstrap interval, win rate with its Wilson interval, the control's win rate,
     p_value_vs_control (per seat Fisher's exact test, overall stratified by seat), p_value_holm (Holm across
-    the groups that share the `family` keys, by default a game's, separately per scope), verdict and min_detectable_difference (80% power; overall on
-    the pooled counts); the overall row also carries best_worst_diff = best seat mean minus worst seat mean.
+    the groups that share the `family` keys, by default a game's, separately per scope), verdict and
+    min_detectable_difference (80% power; overall on the pooled counts); the overall row also carries
+    best_worst_diff = best seat mean minus worst seat mean.
     """
     keys = list(keys)
     if "game" not in keys:

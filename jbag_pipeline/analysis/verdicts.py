@@ -119,7 +119,8 @@ def verdict_table(summary: pl.DataFrame, curve: pl.DataFrame | None = None) -> p
                                & (pl.col("prototype_frequency") == best["prototype_frequency"])
                                & (pl.col("feature_variant") == best["feature_variant"]))
         of_pair = curve.filter((pl.col("game") == game) & (pl.col("pair") == _pair(best)))
-        rows.append({"game": game, "paper_claim": PAPER_CLAIMS.get(game, "(not in the paper)"), "best_pair": _pair(best),
+        rows.append({"game": game, "paper_claim": PAPER_CLAIMS.get(game, "(not in the paper)"),
+                     "best_pair": _pair(best),
                      "pairs_compared": len(candidates), "n": best["n"], "win_rate": best["win_rate"],
                      "win_rate_low": best["win_rate_low"], "win_rate_high": best["win_rate_high"],
                      "control_win_rate": best["control_win_rate"], "p_value_holm": best["p_value_holm"],

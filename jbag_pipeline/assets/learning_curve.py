@@ -60,5 +60,6 @@ def learning_curve(context: dg.AssetExecutionContext, settings: JbagSettings, co
                                                               (pl.col("score") == 1).sum().cast(pl.Int64).alias("wins"))
     mismatched = last.join(evaluated, on="pair", how="inner", suffix="_evaluation").filter(
         (pl.col("n") != pl.col("n_evaluation")) | (pl.col("wins") != pl.col("wins_evaluation")))
+    differing = ", ".join(mismatched["pair"]) or "none"
     yield dg.AssetCheckResult(check_name="last_point_is_the_evaluation", passed=mismatched.is_empty(),
-                              metadata={"pairs_differing_from_evaluation_games": ", ".join(mismatched["pair"]) or "none"})
+                              metadata={"pairs_differing_from_evaluation_games": differing})

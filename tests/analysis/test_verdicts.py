@@ -72,7 +72,8 @@ def test_the_best_pair_its_worst_seat_and_its_curve():
     points = curve([(0.5, 50, 0.5, 0.07, "better"), (1.0, 100, 0.55, 0.07, "better")])
     other = curve([(0.5, 50, 0.5, 0.07, "worse"), (1.0, 100, 0.55, 0.07, "better")], pair="full-none")
     row = verdict_table(summary, pl.concat([points, other])).row(0, named=True)
-    assert (row["best_pair"], row["win_rate"], row["verdict"], row["pairs_compared"]) == ("full-full", 0.55, "better", 2)
+    assert (row["best_pair"], row["win_rate"], row["verdict"]) == ("full-full", 0.55, "better")
+    assert row["pairs_compared"] == 2
     assert (row["worst_seat"], row["worst_seat_win_rate"], row["worst_seat_control_win_rate"]) == (1, 0.20, 0.60)
     assert row["decided"] is True and row["curve_note"].startswith("better from 50 training games on")
     assert row["counters_kept_win_rate"] == 0.80 and "turn-order counters" in row["caveat"]
