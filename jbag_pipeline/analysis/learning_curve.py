@@ -116,20 +116,24 @@ def curve_games(game: str, params: dict, n_players: int, pairs: list[str], share
     return CurveGames(games.select(list(schema)), notes)
 
 
-def budget_of(label: str) -> str:
-    """The search budget in a self-play agent label: 'mcts(iterations=10,rollout=20)' -> 'iterations=10,rollout=20'."""
-    opened = label.find("(")
-    return label[opened + 1:].removesuffix(")") if opened >= 0 else ""
+def agent_and_budget(labels: list[str]) -> tuple[str, str]:
+    """(agent, budget) of the self-play games' `agents` labels: 'mcts(iterations=10,rollout=20)' -> ('mcts',
+    'iterations=10,rollout=20'); labels that differ between seats are listed whole as the agent."""
+    distinct = sorted(set(labels))
+    if len(distinct) != 1:
+        return ", ".join(distinct), ""
+    name, _, budget = distinct[0].partition("(")
+    return name, budget.removesuffix(")")
 
 
-def curve_table(games: pl.DataFrame, control: pl.DataFrame, selfplay_agent: str) -> pl.DataFrame:
+def curve_table(games: pl.DataFrame, control: pl.DataFrame, agent_labels: list[str]) -> pl.DataFrame:
     """learning_curve rows: per share and pair the overall row of summarise (stratified by seat) against the control,
-    Holm across the curve's pairs at the same share."""
+    Holm across the curve's pairs at the same share; selfplay_agent and budget from the self-play `agents` labels."""
     if games.is_empty():
         return pl.DataFrame(schema=LEARNING_CURVE)
     summary = summarise(games, control, keys=("game", "share", "train_games", "prototype_frequency",
                                               "feature_variant"), family=("game", "share"))
     overall = summary.filter(pl.col("scope") == OVERALL).with_columns(
-        _pair_column(), pl.lit(selfplay_agent).alias("selfplay_agent"),
-        pl.lit(budget_of(selfplay_agent)).alias("budget"))
+        _pair_column(), *(pl.lit(value).alias(name) for name, value in
+                          zip(("selfplay_agent", "budget"), agent_and_budget(agent_labels))))
     return conform(overall, LEARNING_CURVE, "learning_curve").sort("game", "share", "pair")

@@ -49,8 +49,7 @@ def learning_curve(context: dg.AssetExecutionContext, settings: JbagSettings, co
                          evaluation_games, build, token_filter_for(preset, game),
                          game_run(preset, game).eval_games_per_seat, preset.seed, compute.get_compute())
     seconds = time.perf_counter() - started
-    agent = ", ".join(sorted(set(selfplay_games["agents"].explode().drop_nulls().to_list())))
-    table = curve_table(played.games, evaluation_control, agent)
+    table = curve_table(played.games, evaluation_control, selfplay_games["agents"].explode().drop_nulls().to_list())
     yield dg.Output(table, metadata={"table": preview(table, 40), "seconds": seconds, "pairs": pairs,
                                      "shares": list(preset.learning_curve_shares),
                                      "note": "; ".join(played.notes) or "every share evaluated"})

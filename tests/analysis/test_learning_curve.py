@@ -9,7 +9,7 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from jbag_pipeline.analysis.learning_curve import budget_of, curve_table, nested_shares, selection_frequency
+from jbag_pipeline.analysis.learning_curve import agent_and_budget, curve_table, nested_shares, selection_frequency
 from jbag_pipeline.analysis.statistics import holm
 from jbag_pipeline.presets import PRESETS
 from jbag_pipeline.storage.schemas import LEARNING_CURVE
@@ -28,8 +28,10 @@ def test_a_smaller_share_holds_the_first_games_and_is_a_subset_of_a_larger():
 def test_each_variant_is_selected_on_its_frequency():
     assert [selection_frequency(v) for v in ("full", "interval_seg", "random", "none", "adaptive")] == \
         ["full", "interval", "random", "full", "full"]
-    assert budget_of("mcts(iterations=10,rollout=20)") == "iterations=10,rollout=20"
-    assert budget_of("openspiel_mcts(simulations=200,rollouts=1)") == "simulations=200,rollouts=1"
+    assert agent_and_budget(["mcts(iterations=10,rollout=20)"] * 2) == ("mcts", "iterations=10,rollout=20")
+    assert agent_and_budget(["openspiel_mcts(simulations=200,rollouts=1)"]) == ("openspiel_mcts",
+                                                                                "simulations=200,rollouts=1")
+    assert agent_and_budget(["b(x=1)", "a(x=2)"]) == ("a(x=2), b(x=1)", "")
 
 
 def _curve_games(wins_of: dict[tuple[float, str], int], n: int = 20) -> pl.DataFrame:
@@ -44,7 +46,7 @@ def test_the_curve_table_adjusts_across_the_pairs_of_one_share_only():
     games = _curve_games({(0.5, "none"): 3, (0.5, "full"): 9, (1.0, "none"): 15, (1.0, "full"): 10})
     control = pl.DataFrame({"game": ["g"], "seat": [0], "games": [20], "wins": [8]},
                            schema_overrides={"seat": pl.Int8})
-    table = curve_table(games, control, "mcts(iterations=10,rollout=20)")
+    table = curve_table(games, control, ["mcts(iterations=10,rollout=20)"])
     assert list(table.columns) == list(LEARNING_CURVE) and table.schema == pl.Schema(LEARNING_CURVE)
     assert table.select("share", "pair").rows() == [(0.5, "full-full"), (0.5, "full-none"), (1.0, "full-full"),
                                                     (1.0, "full-none")]
@@ -53,7 +55,8 @@ def test_the_curve_table_adjusts_across_the_pairs_of_one_share_only():
         family = table.filter(pl.col("share") == share)
         assert family["p_value_holm"].to_list() == pytest.approx(holm(family["p_value_vs_control"].to_list()).tolist())
     assert table["win_rate"].to_list() == [0.45, 0.15, 0.5, 0.75]
-    assert curve_table(games.clear(), control, "x").schema == pl.Schema(LEARNING_CURVE)
+    assert set(table["selfplay_agent"]) == {"mcts"}
+    assert curve_table(games.clear(), control, ["x"]).schema == pl.Schema(LEARNING_CURVE)
 
 
 def test_presets_check_the_curve_settings():

@@ -81,7 +81,7 @@ def test_the_learning_curve_of_every_curve_pair(run):
     assert set(table["share"]) <= {0.5, 1.0} and 1.0 in set(table["share"])
     n_selfplay = len(lake.read_table(root, "selfplay_games", {"game": GAME}))
     assert table.select(pl.col("train_games") == (pl.col("share") * n_selfplay).ceil().cast(pl.Int32)).to_series().all()
-    assert set(table["selfplay_agent"]) == {"mcts(iterations=10,rollout=20)"}
+    assert table.select("selfplay_agent", "budget").unique().rows() == [("mcts", "iterations=10,rollout=20")]
     assert (table["n"] == 2 * GAMES_PER_SEAT).all()
 
 
