@@ -45,7 +45,7 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
     if game is not None:
         check_game_name(game)
     check_mode(mode)
-    files = [str(p) for p in trajectory_files(paths)]  # a name that is not UTF-8 reaches the asset, which quarantines it
+    files = [str(p) for p in trajectory_files(paths)]  # a name that is not UTF-8 goes on: the asset quarantines it
     if not files:
         raise ValueError(f"ingest: no .json, .jsonl or .ndjson files in {list(paths)}")
     shown = [display_name(f) for f in files]  # as the lake's file columns hold them

@@ -95,6 +95,7 @@ def parse_state(data: bytes) -> object:
 
 
 TOO_MANY_DIGITS = "an integer of thousands of digits does not fit in 64 bits"
+OUT_OF_FLOAT_RANGE = "a number beyond the float range (about 1.8e308): it cannot be stored as written"
 BELOW_FLOAT_RANGE = "a non-zero number below the float range (about 5e-324): it would be stored as 0.0"
 
 
@@ -104,7 +105,6 @@ def checked_float(text: str) -> float:
     if value == 0.0 and _NONZERO_MANTISSA.search(text.partition("e")[0].partition("E")[0]):
         raise BadRecord(f"{BELOW_FLOAT_RANGE} ({clip_digits(text)})")
     return value
-OUT_OF_FLOAT_RANGE = "a number beyond the float range (about 1.8e308): it cannot be stored as written"
 
 
 class _NotJson(ValueError):

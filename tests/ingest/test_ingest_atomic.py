@@ -142,7 +142,9 @@ def is_kill_point(*args):
     if where == "stage":
         return True
     source = os.path.basename(args[0])
-    return source == ".commit.json.tmp" if where == "commit" else (staging.STAGING in args[0] and source == "part.parquet")
+    if where == "commit":
+        return source == ".commit.json.tmp"
+    return staging.STAGING in args[0] and source == "part.parquet"
 
 def killing(*args, **kwargs):
     if is_kill_point(*map(str, args[:1])):
@@ -165,7 +167,8 @@ def test_a_killed_jbag_ingest_lands_nothing_or_everything(tmp_path, monkeypatch,
     root = tmp_path / "data"
     assert main(["ingest", str(nim_file(tmp_path / "old" / "nim-1.json")), "--data-dir", str(root)]) == 0
     before = live_lake(root)
-    new = [str(nim_file(tmp_path / "new" / "nim-2.json", n_states=4)), str(long_name_file(tmp_path / "new" / "l-4.json"))]
+    new = [str(nim_file(tmp_path / "new" / "nim-2.json", n_states=4)),
+           str(long_name_file(tmp_path / "new" / "l-4.json"))]
     killed = subprocess.run([sys.executable, "-c", KILLED_INGEST, where, str(n), *new, "--data-dir", str(root)],
                             cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, timeout=600)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
