@@ -122,6 +122,14 @@ ATTACKS = [
     ("SELECT * FROM read_blob('~/.bashrc')", "Permission Error"),
     ("SELECT size FROM read_blob('lake/../jbag.duckdb')", "Permission Error"),
     ("SELECT getenv('HOME')", "getenv does not exist"),
+    # scalar functions that take SQL text: planning EXPORT DATABASE creates its directory
+    ("SELECT json_serialize_plan('EXPORT DATABASE ''{lake}/selfplay_games/game=zzz/part.parquet''')", "json_serialize_plan()"),
+    ("EXPLAIN SELECT json_serialize_plan('EXPORT DATABASE ''{lake}/selfplay_games/game=zzz/part.parquet''')", "json_serialize_plan()"),
+    ("SELECT 1; SELECT main.JSON_SERIALIZE_PLAN('EXPORT DATABASE ''{lake}/d''')", "json_serialize_plan() is not"),
+    ("SELECT json_serialize_sql('SELECT 1')", "json_serialize_sql() is not allowed"),
+    ("SELECT write_log('x')", "write_log() is not allowed"),
+    ("SELECT * FROM read_csv('{part}', store_rejects = true, rejects_table = 'games')", "(store_rejects)"),
+    ('EXPLAIN ("analyze") SELECT 1', "EXPLAIN ANALYZE executes its statement"),
     # input no parser should see
     ("SELECT '\udcff'", "not valid UTF-8"),
     ("SELECT 1\x00; COPY games TO 'x.csv'", "NUL byte"),
@@ -147,13 +155,17 @@ def test_attack_is_refused_and_changes_nothing(root, capsys, template, expected)
 def test_the_plan_gate_alone_refuses_a_hidden_write(root, capsys, monkeypatch):
     """With the syntax-tree gate switched off, the physical plan still shows the write and nothing is written."""
     monkeypatch.setattr(query, "PLAIN_QUERY_NODES", query.PLAIN_QUERY_NODES | {"COPY_QUERY_NODE"})
-    monkeypatch.setattr(query, "READING_TABLE_FUNCTIONS", query.READING_TABLE_FUNCTIONS | {"checkpoint"})
+    monkeypatch.setattr(query.sql_functions, "refused_call", lambda tree: None)
+    con = open_catalog(root)
     before = snapshot(root.parent)
-    for hidden in (f"WITH t AS (COPY (SELECT 1 AS game_id) TO '{partition(root)}' (FORMAT parquet)) SELECT 1",
-                   f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1",
-                   "SELECT * FROM checkpoint()"):
-        assert cli.main(["sql", hidden, "--data-dir", str(root)]) == 1
-        assert "the query's plan writes" in capsys.readouterr().err
+    try:
+        for hidden in (f"WITH t AS (COPY (SELECT 1 AS game_id) TO '{partition(root)}' (FORMAT parquet)) SELECT 1",
+                       f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1",
+                       "SELECT * FROM checkpoint()", "SELECT * FROM enable_logging()"):
+            with pytest.raises(QueryRefused, match="the query's plan writes"):
+                run_query(con, hidden)
+    finally:
+        con.close()
     assert snapshot(root.parent) == before
 
 
