@@ -2,7 +2,7 @@
 
 The child (this module run with -m) forbids itself every file-system change through Landlock (storage/landlock.py;
 RLIMIT_FSIZE 0 where the kernel has no Landlock) before it imports DuckDB, so no function, known or not, can
-create, write, rename or delete a file. The parent imports no DuckDB: it copies the child's output, forwards Ctrl-C,
+create, write, rename or delete a file. The parent runs no query: it copies the child's output, forwards Ctrl-C,
 and watches the child's resident memory (psutil), killing it past the cap, output buffers included.
 """
 
@@ -101,7 +101,8 @@ def _watch(child: subprocess.Popen, cap: int, label: str, deadline: float | None
         if child.poll() is None:
             child.send_signal(signal.SIGINT)
 
-    previous = _install(signal.SIGINT, forward)
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # a background job of a script: leave it so
+    previous = signal.SIG_IGN if ignored else _install(signal.SIGINT, forward)
     try:
         process = psutil.Process(child.pid)
         while child.poll() is None:
@@ -174,10 +175,15 @@ def restrict_child() -> str:
 
 def _child_main(argv: list[str]) -> int:
     request = json.loads(argv[1])
-    restrict_child()
-    from jbag_pipeline.storage.query import serve
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # only the parent signals it (own process group)
+    try:
+        restrict_child()
+        from jbag_pipeline.storage.query import serve
 
-    return serve(request)
+        return serve(request)
+    except KeyboardInterrupt:  # Ctrl-C before the query started (while importing or opening the catalog)
+        print("jbag sql: query cancelled (Ctrl-C)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

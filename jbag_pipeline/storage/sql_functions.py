@@ -31,6 +31,8 @@ _REFUSED_PREFIXES = {"enable_": _WRITES, "disable_": _WRITES, "__internal_": "it
 # read_csv options that create tables in the session (they could hide a view)
 REJECTS_OPTIONS = {"store_rejects", "rejects_table", "rejects_scan", "rejects_limit"}
 
+# The system macros on it expand to listed functions; histogram()/histogram_values() call query_table() with a
+# table name, not SQL text, which is why they may run although query_table() itself may not be called.
 ALLOWED = frozenset("""
 != !__postfix !~~ !~~* % & && * ** + - ->> / // < <-> << <= <=> <@ = > >= >> @ @> ^ ^@ __between __cast abs acos
 acosh add age aggregate ago alias any_value apply approx_count_distinct approx_quantile approx_top_k arbitrary
