@@ -62,12 +62,12 @@ def cmd_run(args) -> int:
 
 
 def cmd_sql(args) -> int:
-    from jbag_pipeline.storage.query import run_query_cli
+    from jbag_pipeline.cli.sql import run_query_cli
 
     if args.list and args.query is not None:
         raise ValueError("--list takes no query")
     return run_query_cli(args.query, lake.data_dir(args.data_dir), args.format, timeout=args.timeout,
-                         max_rows=args.max_rows, list_only=args.list)
+                         max_rows=args.max_rows, list_only=args.list, memory=args.memory)
 
 
 def cmd_ingest(args) -> int:
@@ -152,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--max-rows", type=int, default=1000,
                      help="rows shown in table format, 0 for all (default 1000); csv and json print every row")
     sql.add_argument("--list", action="store_true", help="list the views with their row counts")
+    sql.add_argument("--memory", default="2GB",
+                     help="memory cap of the query process, output included (default 2GB); past it the query stops")
     sql.set_defaults(func=cmd_sql)
     ingest = sub.add_parser("ingest", help="ingest trajectory files recorded elsewhere (JSON arrays or JSON Lines)")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .json/.jsonl/.ndjson")

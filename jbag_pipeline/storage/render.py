@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from decimal import Decimal
 from typing import Callable
 
@@ -15,6 +16,7 @@ import polars as pl
 
 FLOAT_DIGITS = 6  # significant digits of a float in terminal text (readable_float)
 LONG_CELL_CHARS = 40  # an HTML cell longer than this is marked class="long" (prose the page lets wrap)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: the characters a terminal acts on
 
 
 def report_float(value: float) -> str:
@@ -63,8 +65,13 @@ def report_cell(value) -> str:
     return report_float(value) if isinstance(value, float) else str(value)
 
 
+def terminal_text(text: str) -> str:
+    """`text` with control characters escaped (\\x1b, \\n): ingested ones could retitle or clear a terminal."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def terminal_cell(value, nested: bool = False) -> str:
-    """A cell of `jbag sql`'s table: NULL shown, floats readable, lists and structs spelled out."""
+    """A cell of `jbag sql`'s table: NULL shown, floats readable, lists and structs spelled out, controls escaped."""
     if value is None:
         return "NULL"
     if isinstance(value, float):
@@ -72,10 +79,10 @@ def terminal_cell(value, nested: bool = False) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(terminal_cell(v, True) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {terminal_cell(v, True)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{terminal_text(str(k))}: {terminal_cell(v, True)}" for k, v in value.items()) + "}"
     if nested and isinstance(value, str):
-        return repr(value)
-    return str(value)
+        return repr(value)  # repr escapes control characters itself
+    return terminal_text(str(value))
 
 
 def _text_frame(df: pl.DataFrame, cell: Callable[[object], str]) -> pl.DataFrame:
@@ -115,12 +122,13 @@ def terminal_lines(columns: list[str], rows: list[tuple]) -> list[str]:
     Takes rows rather than a DataFrame because `jbag sql` streams DuckDB rows, whose columns may share a name.
     """
     cells = [[terminal_cell(v) for v in r] for r in rows]
-    widths = [max([len(str(c))] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    columns = [terminal_text(str(c)) for c in columns]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     numeric = [bool(rows) and all(isinstance(r[i], (int, float, Decimal)) or r[i] is None for r in rows)
                for i in range(len(columns))]
 
     def line(values: list[str]) -> str:
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
 
-    return [line([str(c) for c in columns]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
+    return [line(columns), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
 
