@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 from engines import GAMES
+from jbag_pipeline.analysis.ablation import check_factors
 from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST, OUTCOME_FIELDS,
                                             TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS)
 from jbag_pipeline.model.tokenize import TokenFilter
@@ -89,6 +90,13 @@ class Preset:
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
     # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
     transfer: dict = field(default_factory=dict)  # overrides of TransferSettings
+    ablation_top_k: int = 500  # value_function_ablation's other k (the authors' lists have 500 features)
+    ablation_factors: tuple[str, ...] | None = None  # the factors value_function_ablation varies; None = all
+
+    def __post_init__(self):
+        if isinstance(self.ablation_top_k, bool) or not isinstance(self.ablation_top_k, int) or self.ablation_top_k < 1:
+            raise ValueError(f"Preset {self.name!r}: ablation_top_k must be an int >= 1, got {self.ablation_top_k!r}")
+        check_factors(self.ablation_factors, f"Preset {self.name!r}")
 
     def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
         """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
@@ -127,7 +135,7 @@ def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overr
 
 PRESETS: dict[str, Preset] = {
     "smoke": Preset(
-        name="smoke", seed=0, rf_trees=20, top_k=20,
+        name="smoke", seed=0, rf_trees=20, top_k=20, ablation_top_k=40,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
         evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"),
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,

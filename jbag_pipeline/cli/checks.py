@@ -19,7 +19,7 @@ ASSET_NAMES = (
     "selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
     "winner_classification", "segmented_bags", "feature_summary", "selected_features", "variant_classification",
     "leaky_tokens", "counters_kept_features", "counters_kept_prototypes", "evaluation_control", "evaluation_games",
-    "stability_games", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary", "paper_table_1",
+    "stability_games", "value_function_ablation", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary", "paper_table_1",
     "stability_summary", "transfer_results", "token_mappings", "tictactoe_values", "tictactoe_compression",
     "tictactoe_jsonbag", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine",
     "ingested_games", "ingested_sampled_states", "ingested_bags", "ingested_prototypes", "ingested_classification",

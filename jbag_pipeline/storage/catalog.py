@@ -57,6 +57,7 @@ VIEWS: dict[str, str] = {
     "stability_games": "stability_games",
     "stability_summary": "stability_summary",
     "verdicts": "verdicts",
+    "value_function_ablation": "value_function_ablation",
     "paper_table_1": "paper_table_1",
     "paper_table_2": "paper_table_2",
     "effect_sizes": "effect_sizes",
