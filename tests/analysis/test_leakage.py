@@ -10,7 +10,8 @@ from engines import GAMES, load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.leakage import counters_kept, counters_kept_tables, leaky_tokens
+from jbag_pipeline.analysis.ablation import full_tables
+from jbag_pipeline.assets.leakage import counters_kept, leaky_tokens
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS,
@@ -203,16 +204,16 @@ def test_blacklist_removes_turn_order_tokens_from_bags_prototypes_and_random_for
     features = select_features(segmented, games, k=20, n_estimators=10, seed=0).features
     for table in (bags, prototypes, segmented, features):
         assert not _counter_tokens(table["token"])
-    kept_prototypes, kept_features = counters_kept_tables(tokens, sampled, games, blacklist=PRESET.blacklist_for(
+    kept_prototypes, kept_features = full_tables(tokens, sampled, games, blacklist=PRESET.blacklist_for(
         "connect4", keep_counters=True), k=20, n_estimators=10, seed=0)
     assert _counter_tokens(kept_prototypes["token"])
     assert set(kept_prototypes["frequency"]) == {"full"} and set(kept_features["variant"]) == {"full"}
 
 
-def test_counters_kept_tables_are_built_as_winner_prototypes_and_selected_features(connect4_tables):
+def test_full_tables_are_built_as_winner_prototypes_and_selected_features(connect4_tables):
     games, _, tokens, sampled = connect4_tables
     blacklist = PRESET.blacklist_for("connect4", keep_counters=True)
-    prototypes, features = counters_kept_tables(tokens, sampled, games, blacklist=blacklist, k=20, n_estimators=10,
+    prototypes, features = full_tables(tokens, sampled, games, blacklist=blacklist, k=20, n_estimators=10,
                                                 seed=0)
     bags, _ = trajectory_bags_table(tokens, sampled, blacklist)
     expected = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games})
