@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 
 from engines import GAMES
 from jbag_pipeline.analysis.ablation import check_factors
-from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST, OUTCOME_FIELDS,
-                                            TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS)
+from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST,
+                                            LEAKING_TURN_ORDER_FIELDS, OUTCOME_FIELDS, TAG_TURN_ORDER_FIELDS)
 from jbag_pipeline.model.tokenize import TokenFilter
 
 PRESET_NAMES = ("smoke", "demo", "paper")
@@ -83,9 +83,11 @@ class Preset:
     top_k: int = 100
     segments: int = 4
     adaptive_share: float = 0.9
-    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.analysis.leakage documents them)
+    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.analysis.leakage documents them):
+    # the outcome fields, and the turn-order fields that leak the winner
     outcome_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(OUTCOME_FIELDS))
-    turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TURN_ORDER_FIELDS))
+    turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: {
+        game: tuple(fields) for game, fields in LEAKING_TURN_ORDER_FIELDS.items()})
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
     # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
@@ -99,8 +101,9 @@ class Preset:
         check_factors(self.ablation_factors, f"Preset {self.name!r}")
 
     def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
-        """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
-        keep_counters (the sensitivity run); games without an entry get TAG's common fields."""
+        """The fields dropped from `game`'s tokens: its outcome fields, and its leaking turn-order fields unless
+        keep_counters (the sensitivity run keeps every turn-order field); games without an entry get TAG's common
+        fields."""
         outcome = self.outcome_fields.get(game, COMMON_OUTCOME_FIELDS)
         counters = () if keep_counters else self.turn_order_fields.get(game, TAG_TURN_ORDER_FIELDS)
         return tuple(dict.fromkeys((*outcome, *counters)))

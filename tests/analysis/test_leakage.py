@@ -14,8 +14,9 @@ from jbag_pipeline.analysis.ablation import full_tables
 from jbag_pipeline.assets.leakage import counters_kept, leaky_tokens
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.model.value_tables import make_jsonbag_value
-from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS,
-                                            TURN_ORDER_FIELDS, fit_stumps, leaky_tokens_table)
+from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LAST_TURN, LEAKING_TURN_ORDER_FIELDS,
+                                            LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS, TURN_ORDER_FIELDS, fit_stumps,
+                                            leaky_tokens_table)
 from jbag_pipeline.presets import GameRun, get_preset, token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.sampling import sampled_states
@@ -55,14 +56,15 @@ def connect4_tables():
     return games, states, tokenize_states(states), sampled_states(states, games, 0)
 
 
-# the fields the default blacklist drops, per game: the same as the lists leakage.py documents
+# the fields the default blacklist drops, per game: the outcome fields and the leaking turn-order fields that
+# leakage.py documents
 EXPECTED_FIELDS = {
-    "cant_stop": {"gameStatus", "playerResults", "turnCounter", "turnOwner"},
+    "cant_stop": {"gameStatus", "playerResults", "turnCounter"},
     "connect4": {"gameStatus", "playerResults", "winnerCells", "turnCounter", "turnOwner", "moveCount"},
-    "dominion": {"gameStatus", "playerResults", "turnCounter", "turnOwner", "turnPlayer", "roundCounter"},
-    "dots_and_boxes": {"gameStatus", "playerResults", "turnCounter", "turnOwner"},
-    "sea_salt_paper": {"gameStatus", "playerResults", "turnCounter", "turnOwner", "roundCounter", "firstPlayer"},
-    "seven_wonders": {"gameStatus", "playerResults", "turnCounter", "turnOwner"},
+    "dominion": {"gameStatus", "playerResults"},
+    "dots_and_boxes": {"gameStatus", "playerResults"},
+    "sea_salt_paper": {"gameStatus", "playerResults"},
+    "seven_wonders": {"gameStatus", "playerResults"},
     "tictactoe": {"gameStatus", "playerResults", "winnerCells", "turnCounter", "turnOwner", "moveCount"},
 }
 # neighbours a loose substring rule could hit, which must stay
@@ -71,7 +73,38 @@ KEPT_NEIGHBOURS = {"dominion": ("gamePhase", "actionsLeft"), "sea_salt_paper": (
 
 
 def test_every_game_has_documented_fields():
-    assert set(OUTCOME_FIELDS) == set(TURN_ORDER_FIELDS) == set(GAMES)
+    assert set(OUTCOME_FIELDS) == set(TURN_ORDER_FIELDS) == set(LEAKING_TURN_ORDER_FIELDS) == set(GAMES)
+    for game, leaking in LEAKING_TURN_ORDER_FIELDS.items():
+        assert set(leaking) <= set(TURN_ORDER_FIELDS[game]) and all(leaking.values())
+
+
+def _random_matches(name: str, n: int = 30):
+    game = load_game(name)
+    return game.n_players, [play_match(game, [RandomAgent() for _ in range(game.n_players)], seed=s) for s in range(n)]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_last_turn_fields_are_exactly_those_whose_last_value_names_the_winner(game):
+    """LAST_TURN: where a game ends in its winner's turn, the last turnCounter names the winner (mod the seats) in
+    every decided game, and such a game's turnCounter is dropped; where it does not, some random game breaks it."""
+    n_players, records = _random_matches(game)
+    decided = [(r.winner, r.states[-1].doc["turnCounter"]) for r in records if r.winner is not None]
+    offsets = {(turn - winner) % n_players for winner, turn in decided}
+    assert len(decided) >= 5
+    assert (len(offsets) == 1) == (LEAKING_TURN_ORDER_FIELDS[game].get("turnCounter") == LAST_TURN)
+
+
+@pytest.mark.parametrize("game", ["connect4", "tictactoe", "dots_and_boxes"])
+def test_with_two_alternating_seats_the_balance_of_turn_owners_names_the_winner(game):
+    """turnOwner leaks (LAST_TURN) where seat 0 won exactly the games with as many turnOwner-0 as turnOwner-1
+    states: the trajectory bag's counts of those tokens give the winner away."""
+    _, records = _random_matches(game)
+    balanced_wins = set()
+    for record in (r for r in records if r.winner is not None):
+        owners = [state.doc["turnOwner"] for state in record.states]
+        balanced_wins.add((owners.count(0) == owners.count(1), record.winner))
+    leaks = balanced_wins in ({(True, 0), (False, 1)}, {(True, 1), (False, 0)})
+    assert leaks == (LEAKING_TURN_ORDER_FIELDS[game].get("turnOwner") == LAST_TURN)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -87,9 +120,10 @@ def test_each_field_rule_removes_exactly_its_own_top_level_field_on_selfplay_sta
     kept_keys = {_top_key(t) for t in tokens if TokenFilter(blacklist).keeps(t)}
     assert not kept_keys & set(blacklist)
     assert set(KEPT_NEIGHBOURS.get(game, ())) <= kept_keys
-    # the game-agnostic default (the agent's fallback) drops the same tokens on this game's states
+    # the game-agnostic default (the agent's fallback) drops every outcome and turn-order field of this game
+    every_field = (*OUTCOME_FIELDS[game], *TURN_ORDER_FIELDS[game])
     assert [t for t in tokens if TokenFilter(DEFAULT_TOKEN_BLACKLIST).keeps(t)] == \
-        [t for t in tokens if TokenFilter(blacklist).keeps(t)]
+        [t for t in tokens if TokenFilter(every_field).keeps(t)]
     assert set(PRESET.blacklist_for(game, keep_counters=True)) == set(OUTCOME_FIELDS[game])
 
 
