@@ -18,17 +18,18 @@ Games not listed (ingested TAG data) get TAG's AbstractGameStateContainer fields
 
 The evidence, demo self-play of seed 0 (`jbag run --preset demo --select selfplay_games,state_tokens,leaky_tokens`).
 leaky_tokens flags no token of any game there: its bar (the Wilson lower bound at 95% simultaneous over every
-token, majority + 0.10) is out of reach with 11-21 held-out games (best turn-order stumps, accuracy / lower bound
-/ bar: Connect4 .80/.45/.73 at 30 held-out games, Dots and Boxes .61/.22/.54, tic-tac-toe 1.00/.63/1.10, Can't
-Stop .83/.28/.93, Dominion .91/.27/1.01, Sea Salt & Paper 1.00/.32/1.10). The rules' leak, measured over the
-decided games:
+token, majority + 0.10) is out of reach with 11-30 held-out games (best turn-order stumps, accuracy / lower bound
+/ bar: Connect4 .80/.45/.73, Dots and Boxes .61/.22/.54, tic-tac-toe 1.00/.63/1.10, Can't Stop .83/.28/.93,
+Dominion .91/.27/1.01, Sea Salt & Paper 1.00/.32/1.10, 7 Wonders .92/.27/1.02). The rules' leak, measured over
+the decided games:
 - connect4, tictactoe: the last mover wins. The last turnCounter and moveCount name the winner by parity in
   100/100 (Connect4) and 70/70 (tic-tac-toe) games; seat 0 won exactly the games whose trajectory holds as many
   turnOwner-0 as turnOwner-1 states (100/100, 70/70). All three dropped.
 - cant_stop: a game ends in its winner's turn: the last turnCounter mod 4 names the winner in 40/40 games;
   dropped. turnOwner's counts do not (the seat with most states won 8 of 40): kept.
 - dots_and_boxes: the last box need not win: last turnCounter parity 31/60, turnOwner balance 32/60. Kept.
-- dominion (12-13/37 for every field), sea_salt_paper (12-17/38), seven_wonders (a fixed 72 turns): kept.
+- dominion (last value or most states names the winner in 4-13/37 games for every field), sea_salt_paper
+  (7-17/38), seven_wonders (2-12/39): kept.
 
 A token is leaky when a one-token decision stump trained on the train games' complete trajectories predicts
 the winner of held-out complete trajectories far better than always naming the train set's majority seat
