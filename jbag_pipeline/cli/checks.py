@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from jbag_pipeline.compute.backends import ComputeError
+from jbag_pipeline.seeds import MAX_SEED
 from jbag_pipeline.storage.lake import UnreadableFile
 
 # every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
@@ -26,9 +27,6 @@ ASSET_NAMES = (
     "reference_reproduction", "published_value_functions", "published_vf_evaluation", "ingested_vf_evaluation",
     "catalog", "report",
 )
-# the run seed is scikit-learn's random_state of every Random Forest (0..2^32-1, checked end to end on the smoke
-# preset); 2^32..2^63-1 would pass Dagster and numpy but fail in the first forest
-MAX_SEED = 2**32 - 1
 
 
 def seed(text: str) -> int:

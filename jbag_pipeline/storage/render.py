@@ -14,6 +14,7 @@ from typing import Callable
 import polars as pl
 
 FLOAT_DIGITS = 6  # significant digits of a float in terminal text (readable_float)
+LONG_CELL_CHARS = 40  # an HTML cell longer than this is marked class="long" (prose the page lets wrap)
 
 
 def report_float(value: float) -> str:
@@ -29,6 +30,32 @@ def readable_float(value: float) -> str:
     decimals = max(0, FLOAT_DIGITS - 1 - math.floor(math.log10(magnitude)))
     text = f"{value:.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+MISSING = "–"  # a compact cell with no value (null or NaN)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def compact_rate(value: float | None) -> str:
+    """A rate in [0, 1] to 2 decimals without the leading zero (.72, 1.00), as papers print them."""
+    return MISSING if _missing(value) else f"{value:.2f}".removeprefix("0")
+
+
+def compact_interval(rate: float | None, low: float | None, high: float | None) -> str:
+    """A rate and its interval in one short cell: .72 [.63, .80]."""
+    if _missing(rate):
+        return MISSING
+    return f"{compact_rate(rate)} [{compact_rate(low)}, {compact_rate(high)}]"
+
+
+def compact_p(value: float | None) -> str:
+    """A p-value in at most 5 characters: .04, .003, <.001."""
+    if _missing(value):
+        return MISSING
+    return "<.001" if value < 0.001 else (f"{value:.3f}" if value < 0.01 else f"{value:.2f}").removeprefix("0")
 
 
 def report_cell(value) -> str:
@@ -69,12 +96,17 @@ def markdown_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell
         return str(text)
 
 
-def html_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell) -> str:
+def html_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell, css_class: str = "") -> str:
     """An HTML table of `df`, every header and cell escaped (polars has no public HTML writer)."""
+    attribute = f' class="{html.escape(css_class)}"' if css_class else ""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(v))}</td>" for v in row) + "</tr>"
-                   for row in df.iter_rows())
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    def td(value) -> str:  # a long text cell may wrap (class "long"); the page keeps every other cell on one line
+        text = cell(value)
+        return f'<td class="long">{html.escape(text)}</td>' if len(text) > LONG_CELL_CHARS else \
+            f"<td>{html.escape(text)}</td>"
+
+    body = "".join("<tr>" + "".join(td(v) for v in row) + "</tr>" for row in df.iter_rows())
+    return f"<table{attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def terminal_lines(columns: list[str], rows: list[tuple]) -> list[str]:
