@@ -302,10 +302,10 @@ def with_outside_mass(prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag],
     features = list(dict.fromkeys(features))
     if OUTSIDE_FEATURES in features:
         raise ValueError(f"with_outside_mass: {OUTSIDE_FEATURES!r} is not a state token")
-    listed = set(features)
-    bags = [{**{t: c for t, c in bag.items() if t in listed}, OUTSIDE_FEATURES: sum(c for t, c in bag.items()
-                                                                                    if t not in listed)}
-            for bag in _seat_bags(prototypes_by_seat)]
+    listed, bags = set(features), []
+    for bag in _seat_bags(prototypes_by_seat):
+        inside = {token: count for token, count in bag.items() if token in listed}
+        bags.append({**inside, OUTSIDE_FEATURES: sum(count for token, count in bag.items() if token not in listed)})
     return bags, [*features, OUTSIDE_FEATURES]
 
 
