@@ -33,6 +33,10 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
     frequency, variant = split_pair(HEADLINE)
     headline = evaluation_games.filter((pl.col("prototype_frequency") == frequency)
                                        & (pl.col("feature_variant") == variant))
+    games_per_seat = game_run(preset, game).eval_games_per_seat
+    if headline.is_empty() and games_per_seat > 0:
+        raise ValueError(f"value_function_ablation: evaluation_games has no {HEADLINE} rows for {game!r}; "
+                         f"materialise evaluation_games first")
     default = HeadlineTables(read_partition(settings, "winner_prototypes", game).filter(pl.col("frequency") == frequency),
                              read_partition(settings, "selected_features", game).filter(pl.col("variant") == variant))
     builder = _LevelTables(settings, game, selfplay_games, default)
@@ -46,8 +50,8 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
                 return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
                                           token_filter=TokenFilter(level.blacklist), normalisation=level.normalisation)
 
-            games = play_evaluation(game, params, frequency, variant, value_factory,
-                                    game_run(preset, game).eval_games_per_seat, preset.seed, compute.get_compute())
+            games = play_evaluation(game, params, frequency, variant, value_factory, games_per_seat, preset.seed,
+                                    compute.get_compute())
         played.append(games.select("game", "seat", "score").with_columns(
             pl.lit(level.factor).alias("factor"), pl.lit(level.level).alias("level"),
             pl.lit(level.is_default).alias("is_default"), pl.lit(len(tables.features)).alias("n_features")))
