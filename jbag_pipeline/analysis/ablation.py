@@ -108,7 +108,8 @@ def full_tables(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, games:
     bags, _ = trajectory_bags_table(state_tokens, full, blacklist, memory_limit)
     prototypes = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games}, memory_limit=memory_limit)
     features = select_features(bags, games, k=k, n_estimators=n_estimators, seed=seed).features
-    return HeadlineTables(prototypes.filter(pl.col("frequency") == "full"), features.filter(pl.col("variant") == "full"))
+    return HeadlineTables(prototypes.filter(pl.col("frequency") == "full"),
+                          features.filter(pl.col("variant") == "full"))
 
 
 def reselected_features(segmented_bags: pl.DataFrame, games: pl.DataFrame, *, k: int, n_estimators: int,
@@ -148,7 +149,8 @@ def ablation_table(games: pl.DataFrame, control: pl.DataFrame, pair: str) -> pl.
         if row["is_default"]:
             row["p_value_holm"], row["p_value_vs_default"] = row["p_value_vs_control"], None
         else:
-            default = next(r for r in rows if r["is_default"] and (r["game"], r["factor"]) == (row["game"], row["factor"]))
+            default = next(r for r in rows
+                           if r["is_default"] and (r["game"], r["factor"]) == (row["game"], row["factor"]))
             row["p_value_vs_default"] = stratified_exact_p(_strata(seats, row, default))
         row["verdict"] = verdict(row["p_value_holm"], row["win_rate"], row["control_win_rate"])
         row["pair"] = pair

@@ -37,8 +37,9 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
     if headline.is_empty() and games_per_seat > 0:
         raise ValueError(f"value_function_ablation: evaluation_games has no {HEADLINE} rows for {game!r}; "
                          f"materialise evaluation_games first")
-    default = HeadlineTables(read_partition(settings, "winner_prototypes", game).filter(pl.col("frequency") == frequency),
-                             read_partition(settings, "selected_features", game).filter(pl.col("variant") == variant))
+    default = HeadlineTables(
+        read_partition(settings, "winner_prototypes", game).filter(pl.col("frequency") == frequency),
+        read_partition(settings, "selected_features", game).filter(pl.col("variant") == variant))
     builder = _LevelTables(settings, game, selfplay_games, default)
     started, played = time.perf_counter(), []
     for level in ablation_levels(preset, game):

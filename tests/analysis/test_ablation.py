@@ -138,7 +138,8 @@ def test_a_larger_k_keeps_more_features_ranked_on_the_same_bags(connect4_tables)
 def _games(levels: dict[tuple[str, str, bool], list[list[int]]]) -> pl.DataFrame:
     """One row per game: (factor, level, is_default) -> per seat the scores."""
     rows = [("toy", factor, level, default, 10 if default else 20, seat, score)
-            for (factor, level, default), seats in levels.items() for seat, scores in enumerate(seats) for score in scores]
+            for (factor, level, default), seats in levels.items()
+            for seat, scores in enumerate(seats) for score in scores]
     return pl.DataFrame(rows, schema={"game": pl.String, "factor": pl.String, "level": pl.String,
                                       "is_default": pl.Boolean, "n_features": pl.Int64, "seat": pl.Int8,
                                       "score": pl.Int8}, orient="row")
@@ -146,7 +147,8 @@ def _games(levels: dict[tuple[str, str, bool], list[list[int]]]) -> pl.DataFrame
 
 def test_table_statistics_against_the_control_and_the_default_level():
     default = [[1] * 6 + [-1] * 14, [1] * 4 + [-1] * 16]
-    games = _games({("top_k", "100", True): default, ("top_k", "500", False): [[1] * 18 + [-1] * 2, [1] * 15 + [-1] * 5],
+    games = _games({("top_k", "100", True): default,
+                    ("top_k", "500", False): [[1] * 18 + [-1] * 2, [1] * 15 + [-1] * 5],
                     ("normalisation", "features", True): default,
                     ("normalisation", "all_tokens", False): [[1] * 7 + [-1] * 13, [1] * 5 + [-1] * 15]})
     control = pl.DataFrame({"game": "toy", "seat": [0, 1], "games": [20, 20], "wins": [8, 6], "draws": 0,
@@ -169,7 +171,8 @@ def test_table_statistics_against_the_control_and_the_default_level():
     assert rows["500"]["verdict"] == verdict(adjusted[0], 33 / 40, 14 / 40) == "better"
     assert rows["all_tokens"]["verdict"] == "no clear difference"
     for level in ("100", "features"):
-        assert rows[level]["p_value_holm"] == pytest.approx(p_control["100"]) and rows[level]["p_value_vs_default"] is None
+        assert rows[level]["p_value_holm"] == pytest.approx(p_control["100"])
+        assert rows[level]["p_value_vs_default"] is None
     assert rows["500"]["p_value_vs_default"] == pytest.approx(stratified_exact_p([(18, 20, 6, 20), (15, 20, 4, 20)]))
     assert rows["500"]["p_value_vs_default"] < 1e-4
     assert set(table["pair"]) == {"full-full"}

@@ -51,8 +51,8 @@ def test_default_rows_are_evaluation_games_headline_rows(run):
     table = lake.read_table(root, "value_function_ablation", {"game": GAME})
     games = lake.read_table(root, "evaluation_games", {"game": GAME})
     control = lake.read_table(root, "evaluation_control", {"game": GAME})
-    headline = summarise(games.filter((pl.col("prototype_frequency") == "full") & (pl.col("feature_variant") == "full")),
-                         control).filter(pl.col("scope") == OVERALL)
+    full_full = (pl.col("prototype_frequency") == "full") & (pl.col("feature_variant") == "full")
+    headline = summarise(games.filter(full_full), control).filter(pl.col("scope") == OVERALL)
     columns = ["n", "wins", "win_rate", "win_rate_low", "win_rate_high", "control_win_rate", "p_value_vs_control"]
     for row in table.filter(pl.col("is_default")).select(columns).rows():
         assert row == headline.select(columns).row(0)
