@@ -57,6 +57,7 @@ VIEWS: dict[str, str] = {
     "evaluation_summary": "evaluation_summary",
     "learning_curve": "learning_curve",
     "verdicts": "verdicts",
+    "value_function_ablation": "value_function_ablation",
     "paper_table_1": "paper_table_1",
     "paper_table_2": "paper_table_2",
     "effect_sizes": "effect_sizes",

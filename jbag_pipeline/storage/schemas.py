@@ -99,6 +99,13 @@ VERDICTS = {
 }
 # the authors' published value functions (model/published.py): kind "prototype" rows (seat, token, count, p over the
 # whole prototype) and kind "feature" rows (rank, token)
+# value_function_ablation: the headline pair's value function with one choice changed (analysis/ablation.py)
+VALUE_FUNCTION_ABLATION = {
+    "game": pl.String, "factor": pl.String, "level": pl.String, "is_default": pl.Boolean, "pair": pl.String,
+    "n_features": pl.Int64, "n": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64,
+    "win_rate_high": pl.Float64, "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64,
+    "p_value_holm": pl.Float64, "verdict": pl.String, "p_value_vs_default": pl.Float64,
+}
 PUBLISHED_VALUE_FUNCTIONS = {"game": pl.String, "kind": pl.String, "seat": pl.Int8, "rank": pl.Int32,
                              "token": pl.String, "count": pl.Int64, "p": pl.Float64}
 # their value functions playing in our engines (TAG dialect) against the control, per game and scope; a game that
@@ -168,7 +175,8 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "evaluation_control": EVALUATION_CONTROL,
     "evaluation_summary": EVALUATION_SUMMARY, "paper_table_1": PAPER_TABLE_1, "paper_table_2": PAPER_TABLE_2,
     "effect_sizes": EFFECT_SIZES,
-    "verdicts": VERDICTS, "token_mappings": {**TOKEN_MAPPINGS, "pair": pl.String},
+    "verdicts": VERDICTS, "value_function_ablation": VALUE_FUNCTION_ABLATION,
+    "token_mappings": {**TOKEN_MAPPINGS, "pair": pl.String},
     "transfer_results": {**TRANSFER_RESULTS, "pair": pl.String},
     "tictactoe_values": TICTACTOE_VALUES, "tictactoe_compression": TICTACTOE_COMPRESSION,
     "tictactoe_jsonbag": TICTACTOE_JSONBAG,
