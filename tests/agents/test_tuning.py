@@ -63,3 +63,18 @@ def test_grid_checks():
         MCTSSettings(10, 10, cutoff="guess")
     with pytest.raises(ValueError, match="iterations must be an int >= 1"):
         MCTSSettings(0, 10)
+
+
+def test_a_preset_file_sets_the_grid_as_inline_tables():
+    from jbag_pipeline.preset_files import PresetFileError, preset_from_mapping
+
+    grid = {"cant_stop": [{"iterations": 15, "rollout_length": 10, "cutoff": "progress"},
+                          {"iterations": 20, "rollout_length": 10, "exploration": 2}]}
+    preset = preset_from_mapping({"base": "smoke", "tuning_grid": grid}, "x")
+    assert preset.tuning_grid["cant_stop"] == (MCTSSettings(15, 10, cutoff="progress"), MCTSSettings(20, 10, 2.0))
+    assert preset.tuning_grid["dominion"] == PRESETS["smoke"].tuning_grid["dominion"]  # merged per game
+    with pytest.raises(PresetFileError, match=r"tuning_grid\.cant_stop\[0\]\.rollout: unknown key"):
+        preset_from_mapping({"base": "smoke", "tuning_grid": {"cant_stop": [{"iterations": 5, "rollout": 1}]}}, "x")
+    with pytest.raises(PresetFileError, match="cutoff must be one of"):
+        preset_from_mapping({"base": "smoke", "tuning_grid": {"cant_stop": [
+            {"iterations": 5, "rollout_length": 1, "cutoff": "x"}]}}, "x")
