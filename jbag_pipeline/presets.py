@@ -196,8 +196,8 @@ PRESET_GAMES = ("connect4", "tictactoe", "dots_and_boxes", "cant_stop", "sea_sal
 
 def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, strength_games: int = 1,
           **overrides: GameRun) -> dict[str, GameRun]:
-    base = GameRun(selfplay_games=selfplay, mcts_iterations=iterations, rollout_length=rollout, eval_games_per_seat=eval_games,
-                   strength_games_per_seat=strength_games)
+    base = GameRun(selfplay_games=selfplay, mcts_iterations=iterations, rollout_length=rollout,
+                   eval_games_per_seat=eval_games, strength_games_per_seat=strength_games)
     return {name: overrides.get(name, base) for name in PRESET_GAMES}
 
 

@@ -160,7 +160,8 @@ TRANSFER_RESULTS = {
 SELFPLAY_STRENGTH = {
     "game": pl.String, "selfplay_agent": pl.String, "opponent": pl.String, "n": pl.Int64, "wins": pl.Int64,
     "draws": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
-    "chance_rate": pl.Float64, "worst_seat_win_rate": pl.Float64, "selfplay_games": pl.Int64, "rolls_per_turn": pl.Float64, "busts_per_turn": pl.Float64,
+    "chance_rate": pl.Float64, "worst_seat_win_rate": pl.Float64, "selfplay_games": pl.Int64,
+    "rolls_per_turn": pl.Float64, "busts_per_turn": pl.Float64,
 }
 # selfplay_tuning: MCTS candidates against the game's self-play agent, best first; the CPU seconds per decision are
 # its only columns that differ between reruns (equal time per decision is what the grid compares)
