@@ -103,8 +103,6 @@ class Preset:
         if isinstance(self.ablation_top_k, bool) or not isinstance(self.ablation_top_k, int) or self.ablation_top_k < 1:
             raise ValueError(f"Preset {self.name!r}: ablation_top_k must be an int >= 1, got {self.ablation_top_k!r}")
         check_factors(self.ablation_factors, f"Preset {self.name!r}")
-
-    def __post_init__(self):
         shares = self.learning_curve_shares
         if (not isinstance(shares, tuple) or not shares
                 or any(isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= 1 for s in shares)
