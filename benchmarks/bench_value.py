@@ -82,12 +82,12 @@ def candidates(states: list) -> list[tuple[object, list, int]]:
 
 def _evaluate(value, decisions: list, batched: bool) -> float:
     """Seconds to value every candidate (begin_decision with the sample first, as OSLA does), one value() call
-    per candidate or one values_batch() call per decision."""
+    per candidate or one values() call per decision."""
     start = time.perf_counter()
     for sample, children, seat in decisions:
         value.begin_decision(sample, seat)
         if batched:
-            value.values_batch(children, seat)
+            value.values(children, seat)
         else:
             for child in children:
                 value.value(child, seat)

@@ -161,7 +161,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
     are walked, and none under which no feature lies): each decision's sample against the last sample, each
-    child against its decision's sample. values_batch values many candidates in one numpy pass (JSD to all
+    child against its decision's sample. values() values many candidates in one numpy pass (JSD to all
     prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
     batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
     """
@@ -203,9 +203,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
-        return float(self.values_batch([state], seat)[0])
+        return float(self.values([state], seat)[0])
 
-    def values_batch(self, states: Sequence, seat: int) -> np.ndarray:
+    def values(self, states: Sequence, seat: int) -> np.ndarray:
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
         counted as the reference plus its changes from it, and all states by one np.bincount."""
         self._check_seat(seat)
