@@ -229,11 +229,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
             used = self._columns_in_use(np.asarray(columns, dtype=np.int64))
             width, places, base, terms = len(used), np.searchsorted(used, columns), base[used], self._terms_over(used)
         if not columns:
-            return self._values_of_counts(np.tile(base, (n, 1)), totals, terms)[:, seat]
+            return _seat_column(jsd_by_terms(np.tile(base, (n, 1)), totals, terms), seat)
         places += np.repeat(np.arange(0, n * width, width), lengths)
         x = np.bincount(places, counts, n * width).reshape(n, width)
         x += base
-        return self._values_of_counts(x, totals, terms)[:, seat]
+        return _seat_column(jsd_by_terms(x, totals, terms), seat)
 
     def _columns_in_use(self, columns: np.ndarray) -> np.ndarray:
         """np.union1d(np.flatnonzero(base), columns): the base's columns (found once per base), the new ones inserted."""
@@ -395,6 +395,15 @@ class IngestedTagValue(TagDocumentValue):
 
     def _whole_tokens(self, document: dict | list) -> dict[str, int]:
         return tokenize_state(document, mode=self.token_mode, num_suffix=True) if document else {}
+
+
+def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:
+    """seat_values(distances)[:, seat] of (n, seats) distances, dividing only the seat's column (the same numbers)."""
+    closeness = 1.0 - distances
+    sums = closeness.sum(axis=1)
+    if sums.min() > 0:
+        return closeness[:, seat] / sums
+    return seat_values(distances)[:, seat]
 
 
 _CONTAINERS = (dict, list)
