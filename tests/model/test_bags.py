@@ -281,3 +281,13 @@ def test_terms_over_some_columns_are_prototype_terms_of_those_columns_to_the_bit
     for name in ("pooling", "mixing", "constant", "empty"):
         assert np.array_equal(getattr(got, name), getattr(expected, name)), name
     assert got.any_empty == expected.any_empty
+
+
+def test_the_seat_column_of_v_is_seat_values_column_to_the_bit():
+    from jbag_pipeline.model.value import _seat_column
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        distances = rng.random((7, 3))
+        distances[0] = 1.0  # a row no seat is closer in: uniform
+        for seat in range(3):
+            assert np.array_equal(_seat_column(distances, seat), seat_values(distances)[:, seat])
