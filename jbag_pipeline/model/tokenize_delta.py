@@ -10,12 +10,9 @@ one of them; delta(old, new) is their sum. Unchanged parts are skipped by Python
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import compress, count
 from operator import ne
 from typing import Iterable
-
-import orjson
 
 from jbag_pipeline.model.tokenize import _child, _count, _walk_both
 from jbag_pipeline.model.tokenize_restricted import TokenPaths, _walk
@@ -85,25 +82,16 @@ class TokenDelta:
         known = self._item_paths.get(paths)
         if known is None:
             known = self._item_paths[paths] = self._new_place()
-        moved_from, moved_to = [], []  # items changed where no indexed path is wanted: only the list's own paths
         for i in compress(count(), map(ne, old, new)):
             child = known.get(i)
             if child is None:
                 child = known[i] = self._child_paths(paths, f"[{i}]", True)
             before, value = old[i], new[i]
-            if len(child) == len(paths):
-                moved_from.append(before)
-                moved_to.append(value)
-                continue
             kind = type(value)
             if kind is type(before) and (kind is dict or kind is list):
                 self._diff(before, value, child, found)
             else:
                 found.append((before, value, child))
-        if moved_from:  # at the list's own paths a reordering of the same items changes nothing
-            removed, added = _unmatched(moved_from, moved_to)
-            found.extend((item, MISSING, paths) for item in removed)
-            found.extend((MISSING, item, paths) for item in added)
 
     def _diff_resized(self, old: list, new: list, paths: tuple[str, ...], found: list) -> None:
         """A list that grew or shrank (a card drawn from the front of a pile shifts every other): at the list's own
@@ -112,9 +100,8 @@ class TokenDelta:
         shorter = min(len(old), len(new))
         prefix = next(compress(count(), map(ne, old, new)), shorter)
         suffix = min(next(compress(count(), map(ne, reversed(old), reversed(new))), shorter), shorter - prefix)
-        removed, added = _unmatched(old[prefix:len(old) - suffix], new[prefix:len(new) - suffix])
-        found.extend((item, MISSING, paths) for item in removed)
-        found.extend((MISSING, item, paths) for item in added)
+        found.extend((item, MISSING, paths) for item in old[prefix:len(old) - suffix])
+        found.extend((MISSING, item, paths) for item in new[prefix:len(new) - suffix])
         positions = self._indexed_positions(paths)
         if not positions:
             return
@@ -190,31 +177,3 @@ class TokenDelta:
         weights: dict[str, int] = {}
         _walk_both(container, paths, tokens, weights)
         return _count(tokens, weights)
-
-
-def _unmatched(removed: list, added: list) -> tuple[list, list]:
-    """The removed and added items of a resized list without the pairs of equal items (their tokens at the list's
-    paths cancel: a reshuffled pile is mostly the same cards in other places); items compare as their JSON."""
-    if not removed or not added:
-        return removed, added
-    removed_keys, added_keys = list(map(_item_key, removed)), list(map(_item_key, added))
-    common = Counter(removed_keys) & Counter(added_keys)
-    if not common:
-        return removed, added
-    return _without(removed, removed_keys, common.copy()), _without(added, added_keys, common)
-
-
-def _item_key(item) -> object:
-    kind = type(item)
-    return orjson.dumps(item) if kind is dict or kind is list else (kind, item)
-
-
-def _without(items: list, keys: list, matched: Counter) -> list:
-    """`items` less the first matched[key] items of every key."""
-    kept = []
-    for item, key in zip(items, keys):
-        if matched[key] > 0:
-            matched[key] -= 1
-        else:
-            kept.append(item)
-    return kept
