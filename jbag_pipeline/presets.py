@@ -147,8 +147,6 @@ class Preset:
         if isinstance(self.ablation_top_k, bool) or not isinstance(self.ablation_top_k, int) or self.ablation_top_k < 1:
             raise ValueError(f"Preset {self.name!r}: ablation_top_k must be an int >= 1, got {self.ablation_top_k!r}")
         check_factors(self.ablation_factors, f"Preset {self.name!r}")
-
-    def __post_init__(self):
         shares = self.learning_curve_shares
         if (not isinstance(shares, tuple) or not shares
                 or any(isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= 1 for s in shares)
@@ -230,29 +228,33 @@ PRESETS: dict[str, Preset] = {
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
                   "rollout_length": 10, "games_per_seat": 1},
     ),
-    "demo": Preset(  # 2-seat games: 50 evaluation games per seat, 4-seat games 25: 100 per pair, so a win rate's
-        # 95% Wilson interval is at most +-0.10 wide
+    "demo": Preset(  # the budget rule (README, "What the demo finds"): evaluation first, 150 games per pair (75 per
+        # seat in 2-seat games, 38 in 4-seat games), so a win rate's 95% Wilson half-width is at most 0.08; the learning
+        # curve's last two points (half and all of the self-play); then self-play games for about 100 CPU s per game
+        # at the demo's search budget (measured: 0.09-0.53 CPU s a game), at most 400 (the model's tables grow with
+        # the games) and 120 in 7 Wonders (its token matrices are the memory risk)
         name="demo", seed=0,
         games={
             # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
-            "connect4": GameRun(selfplay_games=100, mcts_iterations=100, rollout_length=50, eval_games_per_seat=50,
+            "connect4": GameRun(selfplay_games=280, mcts_iterations=100, rollout_length=50, eval_games_per_seat=75,
                                 strength_games_per_seat=50, **_openspiel("demo", "connect4")),
             "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50,
                                  strength_games_per_seat=50),
-            "dots_and_boxes": GameRun(selfplay_games=60, mcts_iterations=30, rollout_length=20, eval_games_per_seat=50,
+            "dots_and_boxes": GameRun(selfplay_games=190, mcts_iterations=30, rollout_length=20, eval_games_per_seat=75,
                                       strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),
-            "cant_stop": GameRun(selfplay_games=40, mcts_iterations=20, rollout_length=10, eval_games_per_seat=25,
+            "cant_stop": GameRun(selfplay_games=400, mcts_iterations=20, rollout_length=10, eval_games_per_seat=38,
                                  tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["cant_stop"], **CARD_GAME_STRENGTH),
-            "sea_salt_paper": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25,
+            "sea_salt_paper": GameRun(selfplay_games=400, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                                       tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["sea_salt_paper"],
                                       **CARD_GAME_STRENGTH),
-            "dominion": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25,
+            "dominion": GameRun(selfplay_games=240, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                                 tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["dominion"], **CARD_GAME_STRENGTH),
-            "seven_wonders": GameRun(selfplay_games=40, mcts_iterations=15, rollout_length=10, eval_games_per_seat=25,
+            "seven_wonders": GameRun(selfplay_games=120, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                                      tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["seven_wonders"],
                                      **CARD_GAME_STRENGTH),
         },
-        evaluation_pairs=("full-none", "full-full", "full-full_seg", "full-full_counters_kept"),
+        evaluation_pairs=("full-none", "full-full", "full-full_seg"), learning_curve_shares=(0.5, 1.0),
+        ablation_factors=("normalisation", "top_k", "turn_order:turnOwner"),
         tuning_grid=DEMO_TUNING_GRID,
         transfer={"source_games": 40, "target_games": 200, "mcts_iterations": 10, "rollout_length": 20,
                   "games_per_seat": 50},  # 100 games per method: a win rate within +-0.10

@@ -27,7 +27,7 @@ class OSLAAgent:
 
     def __init__(self, value: ValueFunction | None = None, seed: int = 0):
         if value is not None and not isinstance(value, ValueFunction):
-            raise ValueError(f"osla: value must be a ValueFunction (reset, begin_decision, value), got "
+            raise ValueError(f"osla: value must be a ValueFunction (reset, begin_decision, value, values), got "
                              f"{type(value).__name__}")
         self.name = "osla"
         self.value_function: ValueFunction = ScoreValue() if value is None else value
@@ -68,15 +68,19 @@ class OSLAAgent:
         return child
 
     def child_values(self, legal: list[Action], children: list[State], seat: int) -> list[float]:
-        """The value of each child for `seat`: wins +inf, losses -inf, others the value function's value."""
-        values = []
-        for action, child in zip(legal, children):
-            value = terminal_value(child, seat)
-            if value is None:
-                value = float(self.value_function.value(child, seat))
+        """The value of each child for `seat`: wins +inf, losses -inf, the others by one values() call of the value
+        function; when a child wins, it is taken whatever the others are worth, so they are not valued (-inf)."""
+        values = [terminal_value(child, seat) for child in children]
+        if math.inf in values:
+            return [-math.inf if value is None else value for value in values]
+        open_positions = [position for position, value in enumerate(values) if value is None]
+        if open_positions:
+            valued = self.value_function.values([children[p] for p in open_positions], seat)
+            for position, value in zip(open_positions, valued):
+                value = float(value)
                 if math.isnan(value):
-                    raise ValueError(f"{self.name}: value function returned NaN for action {action!r}")
-            values.append(value)
+                    raise ValueError(f"{self.name}: value function returned NaN for action {legal[position]!r}")
+                values[position] = value
         return values
 
 

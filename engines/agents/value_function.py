@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
 from engines.base import State
 
@@ -10,8 +10,9 @@ from engines.base import State
 @runtime_checkable
 class ValueFunction(Protocol):
     """OSLAAgent calls reset() at every new game, begin_decision(sample, seat) once per decision with the
-    decision's determinized sample, then value(child, seat) for each child (larger is better for `seat`).
-    A value that also wants each game's initial state implements GameStartValue."""
+    decision's determinized sample, then values(children, seat) once for all children it needs valued (larger is
+    better for `seat`). Subclasses define value(); values() defaults to it per state, and a value that can value
+    many states at once overrides it. A value that also wants each game's initial state implements GameStartValue."""
 
     def reset(self) -> None:
         """Start a new game (forget what the last one added)."""
@@ -21,6 +22,10 @@ class ValueFunction(Protocol):
 
     def value(self, state: State, seat: int) -> float:
         """What `state` is worth to `seat`."""
+
+    def values(self, states: Sequence[State], seat: int) -> Sequence[float]:
+        """What each of `states` is worth to `seat`, in order: by default value() of each."""
+        return [self.value(state, seat) for state in states]
 
 
 @runtime_checkable

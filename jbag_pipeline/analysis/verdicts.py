@@ -11,6 +11,7 @@ from jbag_pipeline.analysis.statistics import OVERALL
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.storage.schemas import LEARNING_CURVE, VERDICTS
 
+HEADLINE = "full-full"  # the pair the ablation varies and the counters-kept sensitivity row rebuilds
 SMALL_EFFECT = 0.10  # a study that cannot detect a 10-point win-rate difference gets a caveat
 MAX_HALF_WIDTH = 0.08  # a decided verdict's win rate is known to within +-0.08 (95% Wilson) at the last curve point
 PAPER_CLAIMS = {  # the seed paper's qualitative results (JSON-Bag OSLA vs baseline OSLA)

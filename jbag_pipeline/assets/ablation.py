@@ -10,7 +10,7 @@ from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_lev
                                              reselected_features)
 from jbag_pipeline.analysis.verdicts import HEADLINE
 from jbag_pipeline.assets.common import game_partitions, preview, read_partition
-from jbag_pipeline.assets.evaluation import _setup_of
+from jbag_pipeline.assets.evaluation import game_setup
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import game_run
@@ -29,7 +29,7 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
                             evaluation_control: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
-    n_players, params = _setup_of(selfplay_games)
+    n_players, params = game_setup(selfplay_games)
     frequency, variant = split_pair(HEADLINE)
     headline = evaluation_games.filter((pl.col("prototype_frequency") == frequency)
                                        & (pl.col("feature_variant") == variant))

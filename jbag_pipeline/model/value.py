@@ -13,10 +13,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import orjson
+from scipy.special import xlogy
 
 from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_terms, jsd_to_prototypes, normalise,
-                                      prototype_terms, row_shares)
+                                      prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -161,7 +162,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
     are walked, and none under which no feature lies): each decision's sample against the last sample, each
-    child against its decision's sample. values_batch values many candidates in one numpy pass (JSD to all
+    child against its decision's sample. values() values many candidates in one numpy pass (JSD to all
     prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
     batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
     """
@@ -177,6 +178,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
         self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
         self._terms = prototype_terms(self._shares, self._empty)  # over every feature column
+        self._plogp = xlogy(self._shares, self._shares)  # what _terms_over sums over the columns in use
 
     def reset(self) -> None:
         """Start a new game: an empty trajectory."""
@@ -184,7 +186,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
-        self._base, self._base_mass = np.zeros(len(self.features)), 0  # trajectory plus reference: what children add to
+        self._set_base(np.zeros(len(self.features)), 0)  # trajectory plus reference: what children add to
 
     def begin_decision(self, state, seat: int) -> None:
         """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
@@ -199,13 +201,18 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self.trajectory = self.trajectory + reference_counts
         self.trajectory_outside += mass - reference_counts.sum()
         self._trajectory_mass += mass
-        self._base, self._base_mass = self.trajectory + reference_counts, self._trajectory_mass + mass
+        self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+
+    def _set_base(self, base: np.ndarray, mass: float) -> None:
+        """What every child adds its changes to; the columns where it has counts are found when first needed."""
+        self._base, self._base_mass = base, mass
+        self._base_columns: np.ndarray | None = None
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
-        return float(self.values_batch([state], seat)[0])
+        return float(self.values([state], seat)[0])
 
-    def values_batch(self, states: Sequence, seat: int) -> np.ndarray:
+    def values(self, states: Sequence, seat: int) -> np.ndarray:
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
         counted as the reference plus its changes from it, and all states by one np.bincount."""
         self._check_seat(seat)
@@ -219,14 +226,22 @@ class DeterminizedJsonBagValue(JsonBagValue):
         if self._dense:
             width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
         else:  # over the columns in use only
-            used = np.union1d(np.flatnonzero(base), np.asarray(columns, dtype=np.int64))
+            used = self._columns_in_use(np.asarray(columns, dtype=np.int64))
             width, places, base, terms = len(used), np.searchsorted(used, columns), base[used], self._terms_over(used)
         if not columns:
-            return self._values_of_counts(np.tile(base, (n, 1)), totals, terms)[:, seat]
+            return _seat_column(jsd_by_terms(np.tile(base, (n, 1)), totals, terms), seat)
         places += np.repeat(np.arange(0, n * width, width), lengths)
         x = np.bincount(places, counts, n * width).reshape(n, width)
         x += base
-        return self._values_of_counts(x, totals, terms)[:, seat]
+        return _seat_column(jsd_by_terms(x, totals, terms), seat)
+
+    def _columns_in_use(self, columns: np.ndarray) -> np.ndarray:
+        """np.union1d(np.flatnonzero(base), columns): the base's columns (found once per base), the new ones inserted."""
+        if self._base_columns is None:
+            self._base_columns = np.flatnonzero(self._base)
+        known = self._base_columns
+        extra = np.unique(columns[self._base[columns] == 0]) if len(columns) else columns
+        return np.insert(known, np.searchsorted(known, extra), extra) if len(extra) else known
 
     def document(self, state) -> dict:
         """The JSON document of `state` that is tokenized (our own dialect)."""
@@ -284,7 +299,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     def _terms_over(self, used: np.ndarray) -> PrototypeTerms:
         """The prototypes' terms over the columns `used` (every feature's are self._terms)."""
-        return prototype_terms(self._shares[:, used], self._empty)
+        return terms_over(self._terms, self._plogp, used)
 
     def _values_of_counts(self, x: np.ndarray, totals: list[float], terms: PrototypeTerms) -> np.ndarray:
         """(n, seats) V of n count rows `x` over the columns of `terms`, whose whole masses are `totals`."""
@@ -329,7 +344,7 @@ class TagDocumentValue(DeterminizedJsonBagValue):
         self.trajectory = self.trajectory + np.bincount(columns, counts, len(self.features))
         self.trajectory_outside += mass - self.trajectory.sum()
         self._trajectory_mass += mass
-        self._base, self._base_mass = self.trajectory.copy(), self._trajectory_mass
+        self._set_base(self.trajectory.copy(), self._trajectory_mass)
 
 
 class TagJsonBagValue(TagDocumentValue):
@@ -392,6 +407,15 @@ class IngestedTagValue(TagDocumentValue):
 
     def _whole_tokens(self, document: dict | list) -> dict[str, int]:
         return tokenize_state(document, mode=self.token_mode, num_suffix=True) if document else {}
+
+
+def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:
+    """seat_values(distances)[:, seat] of (n, seats) distances, dividing only the seat's column (the same numbers)."""
+    closeness = 1.0 - distances
+    sums = closeness.sum(axis=1)
+    if sums.min() > 0:
+        return closeness[:, seat] / sums
+    return seat_values(distances)[:, seat]
 
 
 _CONTAINERS = (dict, list)

@@ -98,7 +98,7 @@ def test_values_are_the_json_bag_formula_over_whole_tag_documents(mode):
             candidate = dict(bag + _tokens(child.to_json(dialect="tag"), mode, keep))
             distances = np.array([jsd(prototype, candidate) for prototype in prototypes])
             expected.append((1 - distances[seat]) / (1 - distances).sum())
-        np.testing.assert_allclose(value.values_batch(children, seat), expected, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(value.values(children, seat), expected, rtol=0, atol=1e-9)
         state.apply(column)
 
 

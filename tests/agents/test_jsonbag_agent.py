@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines import GAMES, load_game
-from engines.agents import OSLAAgent, RandomAgent
+from engines.agents import OSLAAgent, RandomAgent, ValueFunction
 from engines.match import play_match
 from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.model.tokenize import MODES, tokenize_state
@@ -143,12 +143,28 @@ def test_the_agent_never_reads_hidden_state(name):
     assert moved == len(states) >= 6
 
 
+class OneByOne(ValueFunction):
+    """A value valued one state at a time: the ValueFunction.values default over another value's value()."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def reset(self):
+        self.inner.reset()
+
+    def begin_decision(self, state, seat):
+        self.inner.begin_decision(state, seat)
+
+    def value(self, state, seat):
+        return self.inner.value(state, seat)
+
+
 @pytest.mark.parametrize("name", ["connect4", "cant_stop"])
 def test_batched_choice_follows_osla_rule_with_single_values(name):
     game = load_game(name)
     prototypes, features = lake_tables(game, n_games=4)
     batched = JsonBagOSLAAgent(make_jsonbag_value(prototypes, features, "full", "full", game.n_players))
-    single = OSLAAgent(value=make_jsonbag_value(prototypes, features, "full", "full", game.n_players))
+    single = OSLAAgent(value=OneByOne(make_jsonbag_value(prototypes, features, "full", "full", game.n_players)))
     states = random_play_states(game, n_games=1, every=3)[:12]
     for i, state in enumerate(states):
         batched.reset(i)
@@ -157,7 +173,7 @@ def test_batched_choice_follows_osla_rule_with_single_values(name):
 
 
 def test_agent_rejects_a_plain_value_function():
-    with pytest.raises(ValueError, match="must be a DeterminizedJsonBagValue"):
+    with pytest.raises(ValueError, match="needs a JSON-Bag value function"):
         JsonBagOSLAAgent(value=None)
     with pytest.raises(ValueError, match="no legal actions"):
         agent = JsonBagOSLAAgent(DeterminizedJsonBagValue([{"a": 1}, {"b": 1}]))

@@ -10,6 +10,7 @@ from engines.agents.heuristics import HEURISTICS
 from engines.match import play_match
 from engines.sea_salt_paper.game import SeaSaltPaper
 from engines.tictactoe import TicTacToe
+from jbag_pipeline.model.tokenize import tokenize_state
 from jbag_pipeline.model.value import DeterminizedJsonBagValue, JsonBagValue
 
 PROTOTYPES = [{".a": 1}, {".b": 1}]
@@ -108,3 +109,23 @@ def test_an_agent_without_begin_game_still_plays():
 
     record = play_match(TicTacToe(), [Plain(), Plain()], seed=3)
     assert record.n_actions > 0 and record.returns in ([1, -1], [-1, 1], [0, 0])
+
+
+def test_values_defaults_to_value_per_state_and_the_json_bag_batch_equals_it():
+    game = SeaSaltPaper()
+    state = game.new_state(5)
+    children = []
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        children.append(child)
+    for value in (ScoreValue(), baseline_value("sea_salt_paper")):
+        assert value.values(children, 1) == [value.value(child, 1) for child in children]
+    prototypes = [tokenize_state(children[seat % len(children)].to_json()) for seat in range(game.n_players)]
+    for features in (None, sorted(set(prototypes[0]) ^ set(prototypes[1]))):
+        value = DeterminizedJsonBagValue(prototypes, features)
+        value.begin_decision(state, 1)
+        batch = value.values(children, 1)
+        one_by_one = ValueFunction.values(value, children, 1)  # the protocol's default: value() per state
+        assert len(batch) == len(children) and len(set(batch.tolist())) > 1
+        assert batch.tolist() == pytest.approx(one_by_one, rel=0, abs=1e-12)

@@ -108,7 +108,7 @@ def test_the_agents_values_are_those_of_the_ingested_prototypes(run):
         state.apply(column)
     value.begin_decision(state, 0)
     children = [_child(state, action) for action in state.legal_actions()]
-    ours = value.values_batch(children, 0)
+    ours = value.values(children, 0)
     bag = {}
     for part in (tokens(engine.new_state(0)), tokens(state)):
         for token, count in part.items():
@@ -126,7 +126,7 @@ def test_the_agents_values_are_those_of_the_ingested_prototypes(run):
     swapped = ingested_value(prototypes.with_columns((1 - pl.col("seat")).alias("seat")), 2, "ordered", blacklist)
     swapped.begin_game(engine.new_state(0), 0)
     swapped.begin_decision(state, 0)
-    np.testing.assert_allclose(swapped.values_batch(children, 0), 1 - ours, atol=1e-9)
+    np.testing.assert_allclose(swapped.values(children, 0), 1 - ours, atol=1e-9)
 
     agent = JsonBagOSLAAgent(ingested_value(prototypes, 2, "ordered", blacklist))
     for seed in range(3):  # x on the bottom row at columns 0..2: x wins at column 3

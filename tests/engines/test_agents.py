@@ -5,7 +5,7 @@ import math
 import pytest
 
 from engines import load_game
-from engines.agents import MCTSAgent, OSLAAgent, RandomAgent, ScoreValue
+from engines.agents import MCTSAgent, OSLAAgent, RandomAgent, ScoreValue, ValueFunction
 from engines.agents.mcts import rewards
 from engines.base import State
 from engines.tictactoe import TicTacToeState
@@ -195,7 +195,7 @@ def test_osla_breaks_ties_with_its_seeded_rng():
     assert state.to_json() == connect4([]).to_json()
 
 
-class RecordingValue:
+class RecordingValue(ValueFunction):
     """Prefers children whose last piece went into column 5; records how it was called."""
 
     def __init__(self):

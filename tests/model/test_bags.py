@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.spatial.distance import jensenshannon
+from scipy.special import xlogy
 
 import jbag_pipeline.model.bags as bags_module
 from jbag_pipeline.model.bags import (Vocabulary, jsd, jsd_by_terms, jsd_matrix, jsd_to_prototypes, normalise,
-                                      prototype_terms, row_shares)
+                                      prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.prototypes import build_prototypes
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
 from jbag_pipeline.model.value import JsonBagValue, seat_values, value_from_distances
@@ -267,3 +268,26 @@ def test_osla_agent_plays_connect4_with_the_json_bag_value():
     record = play_match(game, [OSLAAgent(value=value), RandomAgent()], seed=11)
     assert record.states and record.states[-1].doc["gameStatus"] == "GAME_END"
     assert value.trajectory.sum() > 0
+
+
+def test_terms_over_some_columns_are_prototype_terms_of_those_columns_to_the_bit():
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 4, size=(3, 40)).astype(float)
+    counts[2] = 0  # an empty prototype
+    shares, empty = row_shares(counts, "test")
+    every = prototype_terms(shares, empty)
+    used = np.sort(rng.choice(40, size=17, replace=False))
+    expected, got = prototype_terms(shares[:, used], empty), terms_over(every, xlogy(shares, shares), used)
+    for name in ("pooling", "mixing", "constant", "empty"):
+        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+    assert got.any_empty == expected.any_empty
+
+
+def test_the_seat_column_of_v_is_seat_values_column_to_the_bit():
+    from jbag_pipeline.model.value import _seat_column
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        distances = rng.random((7, 3))
+        distances[0] = 1.0  # a row no seat is closer in: uniform
+        for seat in range(3):
+            assert np.array_equal(_seat_column(distances, seat), seat_values(distances)[:, seat])

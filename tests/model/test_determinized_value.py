@@ -68,7 +68,7 @@ def test_the_frequency_names_the_prototypes_only_not_the_agents_bag():
             values = []
             for value in by_frequency.values():
                 value.begin_decision(sample, seat)
-                values.append(value.values_batch(children, seat))
+                values.append(value.values(children, seat))
             assert np.array_equal(values[0], values[1])
             decisions += 1
         legal = state.legal_actions()
@@ -125,5 +125,5 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
             for action in state.legal_actions()[:6]:
                 children.append(sample.clone())
                 children[-1].apply(action)
-            batch = value.values_batch(children, seat)
+            batch = value.values(children, seat)
             assert batch.tolist() == pytest.approx([_scratch_values(value, c, seat) for c in children], abs=1e-9)

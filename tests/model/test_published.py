@@ -129,13 +129,13 @@ def test_values_are_those_of_the_authors_heuristic(shared, game):
         value.begin_decision(state, seat)
         docs.append(state.to_json(dialect="tag"))
         children = legal_children(state)
-        ours = value.values_batch(children, seat)
+        ours = value.values(children, seat)
         theirs = [_authors_values(published.prototypes, published.features, docs, c.to_json(dialect="tag"), seat)
                   for c in children]
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
         state.apply(state.legal_actions()[int(np.argmax(ours))])
     value.reset()  # a new game: the bag holds the initial state again
-    np.testing.assert_allclose(value.values_batch([engine.new_state(0)], 0),
+    np.testing.assert_allclose(value.values([engine.new_state(0)], 0),
                                [_authors_values(published.prototypes, published.features, [initial], initial, 0)],
                                atol=1e-9)
 
@@ -151,7 +151,7 @@ def test_the_published_agent_takes_an_immediate_win_in_connect4(shared):
     assert winning == [3]
     value.begin_decision(state, 0)
     children = [_child(state, a) for a in state.legal_actions()]
-    assert int(np.argmax(value.values_batch(children, 0))) != 3  # the value alone would not pick it: the rule does
+    assert int(np.argmax(value.values(children, 0))) != 3  # the value alone would not pick it: the rule does
     for seed in range(5):
         agent.reset(seed)
         assert agent.choose(state) == 3
@@ -195,7 +195,7 @@ def test_each_card_game_starts_the_bag_with_the_agents_sample_of_its_own_deal(sh
         sample = initial.determinize(seat, _rng(seed)).to_json(dialect="tag")
         theirs = _authors_values(published.prototypes, published.features, [sample], initial.to_json(dialect="tag"),
                                  seat)  # the bag (the sample) plus the real initial state as a candidate
-        np.testing.assert_allclose(value.values_batch([initial], seat), [theirs], atol=1e-9)
+        np.testing.assert_allclose(value.values([initial], seat), [theirs], atol=1e-9)
     assert not np.array_equal(*bags)
 
 

@@ -56,7 +56,7 @@ def test_value_of_a_state_adds_its_tokens_to_the_trajectory():
         candidate.update({t: c for t, c in trajectory.items() if t not in candidate})
         for seat in (0, 1):
             assert value.value(child, seat) == pytest.approx(value.values_of_bag(candidate)[seat], abs=1e-12)
-        assert value.values_batch([child, child], 0).tolist() == pytest.approx([value.value(child, 0)] * 2)
+        assert value.values([child, child], 0).tolist() == pytest.approx([value.value(child, 0)] * 2)
 
 
 def test_builder_rejects_bad_tables():
