@@ -100,6 +100,20 @@ def _selfplay_section(report: Report, root: Path) -> None:
                question="How many self-play games does each game have, how long, how often drawn?")
 
 
+def _strength_section(report: Report, root: Path) -> None:
+    table = lake.read_table(root, "selfplay_strength").sort("game")
+    report.add("Self-play agents' strength", "Each game's self-play agent in each seat against baseline OSLAs, "
+               "beside chance; Can't Stop's rolls and busts per turn in the self-play games (selfplay_strength).",
+               [table], question="Is the teacher stronger than the baseline it is later compared with?")
+
+
+def _tuning_section(report: Report, root: Path) -> None:
+    table = lake.read_table(root, "selfplay_tuning").sort("game", "rank")
+    report.add("Self-play tuning", "MCTS candidates against the current self-play agent at equal CPU time per "
+               "decision, best first (selfplay_tuning, opt-in).", [table],
+               question="Which MCTS settings beat the current self-play agent?")
+
+
 def _classification_section(report: Report, root: Path) -> None:
     table = lake.read_table(root, "winner_classification").sort("game", "prefix")
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -380,7 +394,8 @@ def _ingested_section(report: Report, root: Path) -> None:
 SECTIONS = [("verdicts", _forest_section), ("verdicts", _verdict_section), ("learning_curve", _curve_section),
             ("value_function_ablation", _ablation_section), ("verdicts", _verdict_columns_section),
             ("learning_curve", _curve_points_section),
-            ("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
+            ("selfplay_games", _selfplay_section), ("selfplay_strength", _strength_section),
+            ("selfplay_tuning", _tuning_section), ("winner_classification", _classification_section),
             ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
             ("reference_reproduction", _reference_section), ("published_vf_evaluation", _published_section),
             ("ingested_vf_evaluation", _ingested_section),
