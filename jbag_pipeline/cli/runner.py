@@ -18,6 +18,7 @@ import time
 import uuid
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.managers import SyncManager
 from pathlib import Path
 
 import dagster as dg
@@ -26,6 +27,7 @@ import psutil
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
 from jbag_pipeline.compute import ComputeError, watching_games
+from jbag_pipeline.compute.lifeline import bind_to_owner, owner_token
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 
@@ -195,7 +197,10 @@ def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, in
     reach `display` through a queue. After a failure, runs not started are cancelled, those running finish, and
     the first error is raised."""
     home, fields = str(instance.root_directory), settings_fields(settings)
-    with multiprocessing.get_context("spawn").Manager() as manager:  # spawn: never fork this threaded process
+    # spawn: never fork this threaded process; the manager's process dies with this one, as the workers do
+    manager = SyncManager(ctx=multiprocessing.get_context("spawn"))
+    manager.start(bind_to_owner, owner_token())
+    with manager:
         events = manager.Queue()
         futures = {local.submit(_game_run, keys, partition, fields, home,
                                 {RUN_TAG: run_id, STEP_TAG: f"{i}/{total}"}, i, events): i

@@ -18,6 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
+from jbag_pipeline.compute.lifeline import bind_to_owner, owner_token
 from jbag_pipeline.compute.progress import report_games
 
 ChunkDone = Callable[[int], None]  # called with a chunk's index as its results arrive, in the calling process
@@ -86,9 +87,10 @@ def _start_method() -> str:
 
 # what unpickling the batches' tasks imports in a worker: seconds of it (scikit-learn, scipy and polars through
 # jbag_pipeline.presets). The forkserver imports it once and every worker forks from it ready, instead of each
-# worker importing it again at its first task.
-WORKER_PRELOAD = ["jbag_pipeline.agents.selfplay", "jbag_pipeline.agents.evaluation",
-                  "jbag_pipeline.definitions", "jbag_pipeline.cli.runner"]  # the games' Dagster runs (cli.runner)
+# worker importing it again at its first task. forkserver_watch comes first: the forkserver dies with this process.
+WORKER_PRELOAD = ["jbag_pipeline.compute.forkserver_watch", "jbag_pipeline.agents.selfplay",
+                  "jbag_pipeline.agents.evaluation", "jbag_pipeline.definitions",
+                  "jbag_pipeline.cli.runner"]  # the games' Dagster runs (cli.runner)
 
 
 def _context():
@@ -116,7 +118,9 @@ class LocalCompute(Compute):
         with _POOLS_LOCK:
             pool = _POOLS.get(self.workers)
             if pool is None:
-                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=_context())
+                # each worker dies with this process (a killed `jbag run` leaves no worker playing on)
+                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=_context(),
+                                                                  initializer=bind_to_owner, initargs=owner_token())
             return pool
 
     def start(self) -> None:
@@ -125,6 +129,10 @@ class LocalCompute(Compute):
         if self.workers > 1 and _start_method() == "forkserver":
             from multiprocessing import forkserver
 
+            from jbag_pipeline.compute.forkserver_watch import DEATHSIG_ENV
+
+            if threading.current_thread() is threading.main_thread():
+                os.environ[DEATHSIG_ENV] = "1"  # the forkserver dies with this process, killed by the kernel
             _context()
             forkserver.ensure_running()
 
