@@ -35,6 +35,10 @@ BAD_ARGUMENTS = [
     (["run", "--preset", "smoke", "--compute", "dask", "--scheduler", "tcp://127.0.0.1:1"],
      "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
     (["run", "--preset", "smoke", "--workers", "0"], "not a positive number of workers"),
+    (["run", "--preset", "smoke", "--workers", str(10**30)], "10000000...(31 digits) is more than 1024 workers"),
+    (["run", "--preset", "smoke", "--compute", "dask", "--workers", "1025", "--scheduler", "tcp://127.0.0.1:1"],
+     "1025 is more than 1024 workers"),
+    (["run", "--preset", "smoke", "--scheduler-timeout", "0"], "not a positive, finite number of seconds"),
     (["report"], "does not exist"),
     (["ingest", "game.json"], "unknown preset 'bad'"),
 ]
