@@ -9,6 +9,7 @@ partitions definition.
 
 from __future__ import annotations
 
+import graphlib
 import multiprocessing
 import os
 import queue
@@ -39,6 +40,21 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 def asset_names(assets_defs) -> list[str]:
     return [key.to_user_string() for a in assets_defs for key in a.keys]
+
+
+def asset_groups(assets_defs) -> dict[str, str]:
+    """Each asset's group name (Dagster's group_name), for the progress lines; the groups in pipeline order (by
+    the deepest of their assets in the asset graph: selfplay, model, selection, leakage, evaluation)."""
+    groups = {key: group for a in assets_defs for key, group in a.group_names_by_key.items()}
+    deps = {key: {dep for dep in found if dep in groups} for a in assets_defs for key, found in a.asset_deps.items()}
+    depth: dict = {}
+    for key in graphlib.TopologicalSorter(deps).static_order():
+        depth[key] = 1 + max((depth[dep] for dep in deps.get(key, ())), default=-1)
+    group_depth: dict[str, int] = {}
+    for key, group in groups.items():
+        group_depth[group] = max(group_depth.get(group, 0), depth.get(key, 0))
+    return {key.to_user_string(): groups[key]
+            for key in sorted(groups, key=lambda k: (group_depth[groups[k]], groups[k], k.to_user_string()))}
 
 
 def _game_of(partition_key: str) -> str:
@@ -130,7 +146,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     resources = lake_resources(settings, compute)
     steps = plan(assets_defs, select, games)
     run_id = run_id or new_run_id()
-    display = display or PlainProgress(progress)
+    display = display or PlainProgress(progress, groups=asset_groups(assets_defs))
     per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)
     runs = f"{len(steps) - 1} Dagster runs and one per changed ingested game" if per_game else \
         f"{len(steps)} Dagster runs"
