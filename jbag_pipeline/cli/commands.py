@@ -48,9 +48,12 @@ def cmd_run(args) -> int:
 
     console = Console()  # not a terminal (CI, a log, a test): plain lines, no bars and no control characters
     display = LiveProgress(console) if console.is_terminal else None
+    from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
+
     start = time.perf_counter()
-    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
-                              display=display)
+    with event_log_failures_summed():  # a full disk: one line per Dagster log record otherwise
+        results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
+                                  display=display)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
     console.print(summary_table(results))
     report = root / "report" / "index.html"

@@ -27,6 +27,7 @@ import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
+from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games
 from jbag_pipeline.compute.lifeline import bind_to_owner, owner_token
 from jbag_pipeline.resources import JbagCompute, JbagSettings
@@ -283,7 +284,8 @@ def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict,
     events.put(("started", index))
     start = time.perf_counter()
     try:
-        with watching_games(lambda done, added: events.put(("games", index, done, added))):
+        with event_log_failures_summed(), \
+                watching_games(lambda done, added: events.put(("games", index, done, added))):
             outcome = dg.materialize(ALL_ASSETS, selection=keys, partition_key=partition, run_config=QUIET,
                                      resources=lake_resources(settings, JbagCompute(backend="inline")),
                                      instance=dg.DagsterInstance.get(), tags={**process_tag(), **tags},
