@@ -134,8 +134,11 @@ class LocalCompute(Compute):
 
             if threading.current_thread() is threading.main_thread():
                 os.environ[DEATHSIG_ENV] = "1"  # the forkserver dies with this process, killed by the kernel
-            _context()
-            forkserver.ensure_running()
+            try:
+                _context()
+                forkserver.ensure_running()
+            finally:  # read by the forkserver as it starts: no later process inherits it
+                os.environ.pop(DEATHSIG_ENV, None)
 
     def submit(self, fn, *args) -> Future:
         """fn(*args) in one of the workers: a task bigger than a chunk (a whole Dagster run of one game)."""

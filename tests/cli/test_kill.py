@@ -16,7 +16,7 @@ from jbag_pipeline.compute import lifeline
 REPO = Path(__file__).resolve().parents[2]
 GRACE_SECONDS = 5.0  # how long a worker may outlive its killed run
 SETTLE_SECONDS = 3.0  # then nothing more may appear in the lake
-IN_FLIGHT_SECONDS = 0.5  # a temporary file's write under way at the kill may end this much after it, no later
+IN_FLIGHT_SECONDS = 0.5  # a temporary file's write under way at the run's death may end this much after it
 
 
 def _lake_files(data: Path) -> dict[Path, float]:
@@ -43,9 +43,10 @@ def _kill_when(tmp_path: Path, games: str, ready) -> None:
             time.sleep(0.05)
         descendants = parent.children(recursive=True)
         commands = {p.pid: " ".join(p.cmdline())[:200] for p in descendants if _alive(p)}
-        killed_at = time.time()
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
+        died_at = time.time()  # the kill is asynchronous: the run is dead once reaped (a file its worker finished
+        # before that is not written after its death)
     finally:
         if run.poll() is None:
             run.kill()
@@ -61,11 +62,11 @@ def _kill_when(tmp_path: Path, games: str, ready) -> None:
     files = _lake_files(data)
     time.sleep(SETTLE_SECONDS)
     assert _lake_files(data) == files
-    published = [str(path) for path, mtime in files.items() if mtime > killed_at and path.name == "part.parquet"]
-    assert not published, f"published after the kill: {published}"
-    # a temporary file being written at the kill is cut off as the kernel kills its writer (milliseconds)
-    late = [(str(path), mtime - killed_at) for path, mtime in files.items() if mtime > killed_at + IN_FLIGHT_SECONDS]
-    assert not late, f"written after the kill: {late}"
+    published = [str(path) for path, mtime in files.items() if mtime > died_at and path.name == "part.parquet"]
+    assert not published, f"published after the run died: {published}"
+    # a temporary file being written when the run died is cut off as the kernel kills its writer (milliseconds)
+    late = [(str(path), mtime - died_at) for path, mtime in files.items() if mtime > died_at + IN_FLIGHT_SECONDS]
+    assert not late, f"written after the run died: {late}"
 
 
 def _has(data: Path, table: str) -> bool:
