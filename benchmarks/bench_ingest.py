@@ -4,9 +4,10 @@ A small ingest (one 2-state game) into an empty lake is timed first (median of `
 lake); then a large file is ingested and 20 small files one after another. The small ingests after the large
 one are compared with the first (ratio; target for the 20th: at most 1.5x), once with the large file in
 another game and once in the same game partition as the small ones (whose prototypes and classification,
-aggregates over all its games, are rebuilt by every ingest into it). Each ingest is run_ingest (the Dagster
-ingest group, then the catalog) in this process; CPU time of this process (all its threads: the machine may
-be shared).
+aggregates over all its games, are rebuilt by every ingest into it). Side by side (`ingest/side-by-side`): the
+same 10-state ingest into an empty lake and into the game a large file filled, alternated `repeats` times, and
+the ratio of their medians (target: at most 1.5). Each ingest is run_ingest (the Dagster ingest group, then the
+catalog) in this process; CPU time of this process (all its threads: the machine may be shared).
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import orjson
 from jbag_pipeline.cli.ingest import run_ingest
 
 SMALL_INGESTS = 20
+SIDE_BY_SIDE_STATES = 10  # the issue's "10-state ingest"
 LARGE_GAMES = 100
 LARGE_STATES_PER_GAME = 60
 
 
-def small_file(folder: Path, game_id: int, game_type: str = "Nim") -> Path:
-    docs = [{"gameType": game_type, "nPlayers": 2, "heap": [2 - t, t], "turn": t} for t in range(2)]
+def small_file(folder: Path, game_id: int, game_type: str = "Nim", n_states: int = 2) -> Path:
+    docs = [{"gameType": game_type, "nPlayers": 2, "heap": [n_states - t, t], "turn": t} for t in range(n_states)]
     docs[-1]["playerResults"] = ["LOSE_GAME", "WIN_GAME"]
     path = folder / f"small-{game_id}.json"
     path.write_bytes(orjson.dumps(docs))
@@ -68,6 +70,24 @@ def after_large(folder: Path, large_game: str, instance: dg.DagsterInstance) -> 
     return large, [cpu_of_ingest(small_file(inputs, i), root, instance) for i in range(1, SMALL_INGESTS + 1)]
 
 
+def side_by_side(folder: Path, instance: dg.DagsterInstance, repeats: int) -> list[dict]:
+    """The same 10-state ingest into an empty lake and after a large one in its game, alternated; medians, ratio."""
+    inputs, full = folder / "side-in", folder / "side-full"
+    inputs.mkdir()
+    cpu_of_ingest(large_file(inputs, "Nim"), full, instance)
+    empty, after = [], []
+    for repeat in range(repeats):
+        empty.append(cpu_of_ingest(small_file(inputs, 100 + repeat, n_states=SIDE_BY_SIDE_STATES),
+                                   folder / f"side-empty-{repeat}", instance))
+        after.append(cpu_of_ingest(small_file(inputs, 200 + repeat, n_states=SIDE_BY_SIDE_STATES), full, instance))
+    base = statistics.median(empty)
+    return [{"benchmark": "ingest/side-by-side", "subject": f"{SIDE_BY_SIDE_STATES}-state ingest into an empty lake",
+             "metric": "cpu s", "median": base, "ratio": None},
+            {"benchmark": "ingest/side-by-side", "subject": f"{SIDE_BY_SIDE_STATES}-state ingest after a large one "
+                                                            "(same game)", "metric": "cpu s",
+             "median": statistics.median(after), "ratio": statistics.median(after) / base}]
+
+
 def run(repeats: int = 3) -> list[dict]:
     instance = dg.DagsterInstance.ephemeral()
     with tempfile.TemporaryDirectory(prefix="jbag-bench-ingest-") as tmp:
@@ -90,6 +110,7 @@ def run(repeats: int = 3) -> list[dict]:
             for n in (1, SMALL_INGESTS):
                 rows.append({"benchmark": "ingest/small", "subject": f"small ingest {n} after a large one in {label}",
                              "metric": "cpu s", "median": smalls[n - 1], "ratio": smalls[n - 1] / first})
+        rows += side_by_side(folder, instance, repeats)
     return rows
 
 

@@ -10,8 +10,9 @@ import os
 from dataclasses import dataclass, field, replace
 
 from engines import GAMES
-from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST, OUTCOME_FIELDS,
-                                            TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS)
+from jbag_pipeline.analysis.ablation import check_factors
+from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST,
+                                            LEAKING_TURN_ORDER_FIELDS, OUTCOME_FIELDS, TAG_TURN_ORDER_FIELDS)
 from jbag_pipeline.model.tokenize import TokenFilter
 
 PRESET_NAMES = ("smoke", "demo", "paper")
@@ -82,17 +83,42 @@ class Preset:
     top_k: int = 100
     segments: int = 4
     adaptive_share: float = 0.9
-    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.analysis.leakage documents them)
+    # per game, the fields every token table, prototype and agent drops (jbag_pipeline.analysis.leakage documents them):
+    # the outcome fields, and the turn-order fields that leak the winner
     outcome_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(OUTCOME_FIELDS))
-    turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TURN_ORDER_FIELDS))
+    turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: {
+        game: tuple(fields) for game, fields in LEAKING_TURN_ORDER_FIELDS.items()})
     duckdb_memory_limit: str = "4GB"
     evaluation_pairs: tuple[str, ...] | None = None  # "frequency-variant" keys `jbag run` evaluates; None = all
-    # (the headline pair full-full is always among them: the stability halves and the verdicts build on it)
+    # (the headline pair full-full is always among them: the counters-kept row and the verdicts build on it)
+    # learning_curve: the pairs rebuilt from the first share of the self-play games at each share (the last is the
+    # evaluation itself); pairs None = the evaluated pairs without the counters-kept sensitivity pair
+    learning_curve_shares: tuple[float, ...] = (0.125, 0.25, 0.5, 1.0)
+    learning_curve_pairs: tuple[str, ...] | None = None
     transfer: dict = field(default_factory=dict)  # overrides of TransferSettings
+    ablation_top_k: int = 500  # value_function_ablation's other k (the authors' lists have 500 features)
+    ablation_factors: tuple[str, ...] | None = None  # the factors value_function_ablation varies; None = all
+
+    def __post_init__(self):
+        if isinstance(self.ablation_top_k, bool) or not isinstance(self.ablation_top_k, int) or self.ablation_top_k < 1:
+            raise ValueError(f"Preset {self.name!r}: ablation_top_k must be an int >= 1, got {self.ablation_top_k!r}")
+        check_factors(self.ablation_factors, f"Preset {self.name!r}")
+        shares = self.learning_curve_shares
+        if (not isinstance(shares, tuple) or not shares
+                or any(isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= 1 for s in shares)
+                or list(shares) != sorted(set(shares)) or shares[-1] != 1.0):
+            raise ValueError(f"Preset {self.name!r}: learning_curve_shares must be increasing shares in (0, 1] ending "
+                             f"with 1.0, got {shares!r}")
+        pairs = self.learning_curve_pairs
+        if pairs is not None and (not isinstance(pairs, tuple) or not pairs
+                                  or not all(isinstance(p, str) for p in pairs)):
+            raise ValueError(f"Preset {self.name!r}: learning_curve_pairs must be a non-empty tuple of "
+                             f"'frequency-variant' pairs or None, got {pairs!r}")
 
     def blacklist_for(self, game: str, keep_counters: bool = False) -> tuple[str, ...]:
-        """The fields dropped from `game`'s tokens: its outcome fields, and its turn-order fields unless
-        keep_counters (the sensitivity run); games without an entry get TAG's common fields."""
+        """The fields dropped from `game`'s tokens: its outcome fields, and its leaking turn-order fields unless
+        keep_counters (the sensitivity run keeps every turn-order field); games without an entry get TAG's common
+        fields."""
         outcome = self.outcome_fields.get(game, COMMON_OUTCOME_FIELDS)
         counters = () if keep_counters else self.turn_order_fields.get(game, TAG_TURN_ORDER_FIELDS)
         return tuple(dict.fromkeys((*outcome, *counters)))
@@ -127,9 +153,9 @@ def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, **overr
 
 PRESETS: dict[str, Preset] = {
     "smoke": Preset(
-        name="smoke", seed=0, rf_trees=20, top_k=20,
+        name="smoke", seed=0, rf_trees=20, top_k=20, ablation_top_k=40,
         games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
-        evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"),
+        evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"), learning_curve_shares=(0.5, 1.0),
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
                   "rollout_length": 10, "games_per_seat": 1},
     ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -11,19 +12,67 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
+import jbag_pipeline.report_headline as headline  # noqa: E402
 import jbag_pipeline.storage.lake as lake  # noqa: E402
 from jbag_pipeline.storage.render import html_table, markdown_table  # noqa: E402
 
 
+FIGURE, TABLE, FOLDED = "figure", "table", "folded"  # a headline plot, a compact table, a folded raw section
+PAGE_FONT_PX = 14  # the page's font size; compact tables use COMPACT_FONT_PX (the verdict table must fit 1280 px)
+COMPACT_FONT_PX = 13
+PAGE_WIDTH_PX = 1240  # the body's width: a 1280-px window less a scroll bar
+STYLE = (f"body{{font:{PAGE_FONT_PX}px/1.45 sans-serif;max-width:{PAGE_WIDTH_PX}px;margin:1em auto;padding:0 8px}}"
+         "table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;"
+         "white-space:nowrap}td.long{white-space:normal;min-width:22em;text-align:left}"
+         f"table.compact{{font-size:{COMPACT_FONT_PX}px}}"
+         "table.compact td,table.compact th{text-align:left;font-variant-numeric:tabular-nums}th{background:#f3f3f3}"
+         "img{max-width:100%;display:block}.wide{overflow-x:auto}ul.notes{font-size:13px;color:#333;margin-top:0}"
+         "details{margin:.4em 0;border-top:1px solid #ddd;padding-top:.3em}summary{cursor:pointer}"
+         "summary b{font-size:15px}summary span{color:#555}")
+
+
+@dataclass
+class Section:
+    """One part of the report: a headline figure, a compact table (one-line text cells) or a folded raw section
+    whose summary line says what question it answers."""
+    kind: str
+    title: str
+    text: str
+    tables: list[pl.DataFrame] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    question: str = ""
+
+    def markdown(self) -> list[str]:
+        lines = [f"## {self.title}\n"] + ([f"*{self.question}*\n"] if self.question else []) + [self.text + "\n"]
+        lines += [markdown_table(t) + "\n" for t in self.tables] + [f"![{name}]({name})\n" for name in self.images]
+        if self.notes:
+            lines.append("\n".join(f"- {note}" for note in self.notes) + "\n")
+        return lines
+
+    def html(self) -> str:
+        css = "compact" if self.kind == TABLE else ""
+        tables = "".join(f'<div class="wide">{html_table(t, css_class=css)}</div>' for t in self.tables)
+        images = "".join(f'<img src="{name}" alt="{name}">' for name in self.images)
+        notes = ("<ul class='notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in self.notes) + "</ul>"
+                 if self.notes else "")
+        text = f"<p>{html.escape(self.text)}</p>" if self.text else ""
+        if self.kind == FOLDED:
+            return (f"<details><summary><b>{html.escape(self.title)}</b> <span>— {html.escape(self.question)}"
+                    f"</span></summary>{text}{tables}{images}{notes}</details>")
+        return f"<h2>{html.escape(self.title)}</h2>{text}{images}{tables}{notes}"
+
+
 class Report:
-    """Sections of (title, text, tables, images) rendered to both HTML and Markdown."""
+    """Sections in the order they are added, rendered to both HTML and Markdown."""
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self.sections: list[tuple[str, str, list[pl.DataFrame], list[str]]] = []
+        self.sections: list[Section] = []
 
-    def add(self, title: str, text: str, tables: list[pl.DataFrame] = (), images: list[str] = ()):
-        self.sections.append((title, text, list(tables), list(images)))
+    def add(self, title: str, text: str, tables: list[pl.DataFrame] = (), images: list[str] = (),
+            kind: str = FOLDED, question: str = "", notes: list[str] = ()):
+        self.sections.append(Section(kind, title, text, list(tables), list(images), list(notes), question))
 
     def figure(self, name: str, fig) -> str:
         fig.savefig(self.folder / name, dpi=110, bbox_inches="tight")
@@ -31,18 +80,10 @@ class Report:
         return name
 
     def write(self) -> Path:
-        md, body = ["# jbag report\n"], []
-        for title, text, tables, images in self.sections:
-            md += [f"## {title}\n", text + "\n"] + [markdown_table(t) + "\n" for t in tables]
-            md += [f"![{name}]({name})\n" for name in images]
-            body.append(f"<h2>{html.escape(title)}</h2><p>{html.escape(text)}</p>"
-                        + "".join(html_table(t) for t in tables)
-                        + "".join(f'<img src="{name}" alt="{name}">' for name in images))
+        md = ["# jbag report\n"] + [line for section in self.sections for line in section.markdown()]
         (self.folder / "report.md").write_text("\n".join(md))
-        page = ("<!doctype html><html><head><meta charset='utf-8'><title>jbag report</title><style>"
-                "body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
-                "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}img{max-width:100%;display:block}"
-                "</style></head><body><h1>jbag report</h1>" + "".join(body) + "</body></html>")
+        page = (f"<!doctype html><html><head><meta charset='utf-8'><title>jbag report</title><style>{STYLE}</style>"
+                "</head><body><h1>jbag report</h1>" + "".join(s.html() for s in self.sections) + "</body></html>")
         path = self.folder / "index.html"
         path.write_text(page)
         return path
@@ -55,7 +96,8 @@ def _selfplay_section(report: Report, root: Path) -> None:
         pl.col("winner").is_null().mean().alias("draw_rate"), pl.col("n_states").mean().alias("mean_states"),
         pl.col("agents").list.first().first().alias("agent"),
     ).sort("game")
-    report.add("Self-play", "MCTS self-play games per game (the training data of the value functions).", [summary])
+    report.add("Self-play", "MCTS self-play games per game (the training data of the value functions).", [summary],
+               question="How many self-play games does each game have, how long, how often drawn?")
 
 
 def _classification_section(report: Report, root: Path) -> None:
@@ -74,7 +116,8 @@ def _classification_section(report: Report, root: Path) -> None:
                "trajectories and on prefixes, with its 95% Wilson interval, next to always predicting the training "
                "majority seat; above_majority: the whole interval lies above it.",
                [table.select("game", "prefix", "n_train", "n_test", "accuracy", "accuracy_low", "accuracy_high",
-                             "majority_accuracy", "above_majority")], [image])
+                             "majority_accuracy", "above_majority")], [image],
+               question="Do the winner prototypes tell who wins a held-out game, and how early?")
     if lake.table_exists(root, "variant_classification"):
         variants = lake.read_table(root, "variant_classification").filter(pl.col("prefix") == 1.0)
         report.add("Winner classification per prototype frequency and feature variant",
@@ -83,7 +126,8 @@ def _classification_section(report: Report, root: Path) -> None:
                    "do not choose their own features). Do the prototypes carry signal before any agent plays?",
                    [variants.select("game", "frequency", "feature_variant", "n_tokens", "n_test", "accuracy",
                                     "accuracy_low", "accuracy_high", "majority_accuracy", "above_majority")
-                    .sort("game", "frequency", "feature_variant")])
+                    .sort("game", "frequency", "feature_variant")],
+                   question="Which prototype frequencies and feature variants carry that signal?")
 
 
 def _tictactoe_section(report: Report, root: Path) -> None:
@@ -96,7 +140,8 @@ def _tictactoe_section(report: Report, root: Path) -> None:
     report.add("Tic-tac-toe: compressed exact evaluation",
                "SVD and HOSVD of the exact evaluation function f_all: relative error E and exact win rates of "
                "the softmax agent (w = 10) against a random player and against the uncompressed agent.",
-               [picked], ["tictactoe_compression.png"])
+               [picked], ["tictactoe_compression.png"],
+               question="How far can the exact tic-tac-toe evaluation be compressed before play suffers?")
 
 
 def _tictactoe_jsonbag_section(report: Report, root: Path) -> None:
@@ -114,18 +159,61 @@ def _tictactoe_jsonbag_section(report: Report, root: Path) -> None:
                "one mostly measures how many marks are down). best_move_agreement counts only boards the value "
                "decides (undecided_share: it ties an exact best move with a worse one); best_move_probability is "
                "the chance its policy plays an exact best move, beside random play. Win rates are exact.",
-               [table.select(keep)], ["tictactoe_jsonbag.png"])
+               [table.select(keep)], ["tictactoe_jsonbag.png"],
+               question="How close are JSON-Bag values to the exact tic-tac-toe values?")
+
+
+def _forest_section(report: Report, root: Path) -> None:
+    verdicts = lake.read_table(root, "verdicts")
+    if verdicts.is_empty():  # nothing to plot; the verdict table says so with its header alone
+        return
+    control = lake.read_table(root, "evaluation_control") if lake.table_exists(root, "evaluation_control") else None
+    image = report.figure("verdicts_forest.png", headline.forest_plot(verdicts, control))
+    report.add("Does the JSON-Bag agent beat the baseline?",
+               "Per game our best pair's win rate (blue) against the control arm's (red: baseline OSLA in every seat "
+               "on the same games, pooled over seats), each with its 95% Wilson interval; grey: chance, 1/seats. At "
+               "the right the paper's claim and our verdict (Holm over the game's pairs, at 0.05).",
+               images=[image], kind=FIGURE)
 
 
 def _verdict_section(report: Report, root: Path) -> None:
     verdicts = lake.read_table(root, "verdicts")
-    report.add("Verdicts: does the JSON-Bag agent beat the baseline?",
-               "One row per game: the paper's claim; our best pair (highest overall win rate among the evaluated "
-               "pairs, its p-value Holm-adjusted over all of the game's pairs, so picking the best is paid for); its "
-               "win rate with a 95% Wilson interval against the control arm (baseline OSLA in every seat on the same "
-               "games); the verdict at 0.05; n games; the win rate with the turn-order counters kept; whether the "
-               "headline pair's verdict holds on both halves of the self-play games; caveats in plain words.",
-               [verdicts])
+    report.add("Verdicts",
+               "Best pair: the highest overall win rate among the game's evaluated pairs (pairs: how many), its "
+               "p-value Holm-adjusted over them (the counters-kept row apart) so picking the best is paid for; win "
+               "rate with its 95% Wilson interval, n games, against the control; worst seat: that seat's win rate vs "
+               "its control; kept: the win rate with the turn-order counters kept; decided/stable: whether the "
+               "verdict has settled.",
+               [headline.compact_verdicts(verdicts)], kind=TABLE, notes=headline.verdict_notes(verdicts))
+
+
+def _verdict_columns_section(report: Report, root: Path) -> None:
+    report.add("Verdicts, every column", "The verdicts table as the lake holds it (also the verdicts view).",
+               [lake.read_table(root, "verdicts")], question="What exactly does each verdict rest on, caveats in full?")
+
+
+def _curve_section(report: Report, root: Path) -> None:
+    curve = lake.read_table(root, "learning_curve")
+    verdicts = lake.read_table(root, "verdicts") if lake.table_exists(root, "verdicts") else None
+    image = report.figure("learning_curves.png", headline.learning_curves_plot(curve))
+    report.add("Learning curves",
+               "The headline pairs' value functions built from nested shares of the self-play games, each evaluated "
+               "against the control (red) on the same seeds; win rate with its 95% Wilson interval.",
+               images=[image], kind=FIGURE, notes=headline.curve_notes(curve, verdicts))
+
+
+def _ablation_section(report: Report, root: Path) -> None:
+    ablation = lake.read_table(root, "value_function_ablation")
+    report.add("The value function's choices",
+               "Each factor's levels (the default starred) evaluated against the control on the same games: win rate "
+               "with its 95% Wilson interval, Holm's p against the control, and the p-value against the default level.",
+               [headline.compact_ablation(ablation)], kind=TABLE)
+
+
+def _curve_points_section(report: Report, root: Path) -> None:
+    report.add("Learning curve points", "Every point of the learning curves (also the learning_curve view).",
+               [lake.read_table(root, "learning_curve").sort("game", "pair", "train_games")],
+               question="What are the numbers behind the learning curves?")
 
 
 def _seat_ticks(ax, seats: int) -> None:
@@ -169,29 +257,25 @@ def _evaluation_section(report: Report, root: Path) -> None:
     report.add("Evaluation: JSON-Bag OSLA against the control arm",
                "Win rate of one JSON-Bag OSLA (each seat in turn) against baseline OSLAs in the other seats, beside "
                "the control: the same games with a baseline in every seat. Each game's baseline is the TAG heuristic "
-               "of RULES.md 3.2. Overall p-values are exact tests stratified by seat; Holm adjusts over the pairs of "
-               "a game. Per-seat rows are in the evaluation_summary view.",
+               "of RULES.md 3.2. Overall p-values are exact tests stratified by seat; Holm adjusts over the selection "
+               "pairs of a game (the counters-kept row on its own). Per-seat rows are in the evaluation_summary view.",
                [overall.select("game", "prototype_frequency", "feature_variant", "n", "win_rate", "win_rate_low",
                                "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
                                "min_detectable_difference", "mean", "ci_low", "ci_high")],
-               [pairs_png, control_png])
-    if lake.table_exists(root, "stability_summary"):
-        report.add("Stability: the headline pair rebuilt from each half of the self-play games",
-                   "The value function of the headline pair built from two disjoint halves of the self-play games and "
-                   "evaluated on the same games; `stable` is false when the verdicts differ.",
-                   [lake.read_table(root, "stability_summary")])
+               [pairs_png, control_png], question="How does every evaluated pair do against the control, by game?")
     report.add("Table I: top-3 pairs per game",
                "By overall mean score, as the paper ranks them, among the evaluated pairs (the counters-kept "
                "sensitivity row excluded); Best-Worst Diff = best minus worst seat mean score.",
-               [lake.read_table(root, "paper_table_1")])
+               [lake.read_table(root, "paper_table_1")], question="Which pairs score best, as the paper ranks them?")
     report.add("Table II: best prototype frequency without feature selection", "Feature variant none (all tokens).",
-               [lake.read_table(root, "paper_table_2")])
+               [lake.read_table(root, "paper_table_2")],
+               question="Which prototype frequency is best without feature selection?")
     report.add("Table III: effect sizes",
                "Two-way ANOVA (prototype frequency x feature variant, with interaction) of the per-game scores: "
                "eta^2 = SS_effect / SS_total, partial eta^2, omega^2 (bias-corrected) and the F test's p. "
                "null_eta_squared = (k-1)/(N-1) is what eta^2 averages when the factor does nothing: an eta^2 near it "
                "is no evidence. A factor the preset does not vary has one level and no effect size (NaN).",
-               [effects])
+               [effects], question="How much of the score do prototype frequency and feature variant explain?")
 
 
 def _transfer_section(report: Report, root: Path) -> None:
@@ -222,7 +306,8 @@ def _transfer_section(report: Report, root: Path) -> None:
                "games). p-values: exact test against the control stratified by seat, Holm over the methods of a pair.",
                [results.select("pair", "method", "n_target_games", "games", "win_rate", "win_rate_low",
                                "win_rate_high", "control_win_rate", "p_value_holm", "verdict",
-                               "min_detectable_difference")], [image])
+                               "min_detectable_difference")], [image],
+               question="Does a value function learnt on one variant of a game play another?")
 
 
 def _reference_section(report: Report, root: Path) -> None:
@@ -230,7 +315,8 @@ def _reference_section(report: Report, root: Path) -> None:
     report.add("Reproduction of the JSON-Bag paper's agent classification",
                "Accuracy of predicting which of five agents played a game from its bag (original TAG data, 10 "
                "random 50/50 splits, mean and sd), with our P-NNS + JSD and our Random Forest, beside the "
-               "published Table III and Table V numbers.", [table])
+               "published Table III and Table V numbers.", [table],
+               question="Do we reproduce the paper's agent classification on its own data?")
 
 
 def published_comparison(published: pl.DataFrame, verdicts: pl.DataFrame | None) -> pl.DataFrame:
@@ -259,7 +345,8 @@ def _published_section(report: Report, root: Path) -> None:
                "Games whose engine speaks no TAG dialect are skipped, with the reason; unreachable_features counts "
                "published features under fields our TAG documents cannot know. Per-seat rows: the "
                "published_vf_evaluation view.",
-               [published_comparison(lake.read_table(root, "published_vf_evaluation"), verdicts)])
+               [published_comparison(lake.read_table(root, "published_vf_evaluation"), verdicts)],
+               question="Do the authors' own value functions beat the baseline in our engines?")
 
 
 def ingested_comparison(ingested: pl.DataFrame, published: pl.DataFrame | None) -> pl.DataFrame:
@@ -286,10 +373,14 @@ def _ingested_section(report: Report, root: Path) -> None:
                "(exact test stratified by seat). Beside: the authors' published value function in the same "
                "engine. Games we cannot play are skipped, with the reason. Per-seat rows: the "
                "ingested_vf_evaluation view.",
-               [ingested_comparison(lake.read_table(root, "ingested_vf_evaluation"), published)])
+               [ingested_comparison(lake.read_table(root, "ingested_vf_evaluation"), published)],
+               question="Do value functions learnt from ingested TAG games play in our engines?")
 
 
-SECTIONS = [("verdicts", _verdict_section), ("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
+SECTIONS = [("verdicts", _forest_section), ("verdicts", _verdict_section), ("learning_curve", _curve_section),
+            ("value_function_ablation", _ablation_section), ("verdicts", _verdict_columns_section),
+            ("learning_curve", _curve_points_section),
+            ("selfplay_games", _selfplay_section), ("winner_classification", _classification_section),
             ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
             ("reference_reproduction", _reference_section), ("published_vf_evaluation", _published_section),
             ("ingested_vf_evaluation", _ingested_section),
@@ -297,7 +388,8 @@ SECTIONS = [("verdicts", _verdict_section), ("selfplay_games", _selfplay_section
 
 
 def write_report(root: Path) -> Path:
-    """Regenerate <root>/report/ from every lake table present; returns the path of index.html."""
+    """Regenerate <root>/report/ from every lake table present, headline sections first and the raw tables folded;
+    returns the path of index.html."""
     if not root.is_dir():  # never create a data directory just to report that it is empty
         raise FileNotFoundError(f"data directory {root} does not exist; `jbag run` creates it")
     folder = root / "report"
@@ -307,5 +399,5 @@ def write_report(root: Path) -> Path:
         if lake.table_exists(root, table):
             section(report, root)
     if not report.sections:
-        report.add("No data yet", "Run `jbag run` (or materialise the assets in the Dagster UI) first.")
+        report.add("No data yet", "Run `jbag run` (or materialise the assets in the Dagster UI) first.", kind=TABLE)
     return report.write()

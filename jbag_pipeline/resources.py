@@ -10,11 +10,15 @@ import dagster as dg
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.compute import Compute, make_compute
-from jbag_pipeline.presets import Preset, get_preset, with_turn_order_fields
+from jbag_pipeline.preset_files import load_preset, preset_reference
+from jbag_pipeline.presets import Preset, with_turn_order_fields
 
 
 class JbagSettings(dg.ConfigurableResource):
-    """Preset name, seed override and data directory; set from run config, else JBAG_PRESET / JBAG_DATA_DIR.
+    """Preset, seed override and data directory; set from run config, else JBAG_PRESET / JBAG_DATA_DIR.
+
+    preset: a built-in preset's name (smoke, demo, paper) or the path of a TOML preset file
+    (jbag_pipeline.preset_files), read and checked in every process that asks for the preset.
 
     token_blacklist: per game, the fields dropped besides the outcome fields (replacing the preset's
     turn-order fields of that game; see jbag_pipeline.analysis.leakage), e.g. {"connect4": ["moveCount"]}.
@@ -25,8 +29,11 @@ class JbagSettings(dg.ConfigurableResource):
     data_dir: str = "data"
     token_blacklist: dict[str, list[str]] | None = None
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self.get_preset()  # a bad preset (file) or token_blacklist fails the step as it starts, before any work
+
     def get_preset(self) -> Preset:
-        return with_turn_order_fields(get_preset(self.preset, self.seed), self.token_blacklist)
+        return with_turn_order_fields(load_preset(self.preset, self.seed), self.token_blacklist)
 
     def root(self) -> Path:
         return lake.data_dir(self.data_dir)
@@ -35,7 +42,7 @@ class JbagSettings(dg.ConfigurableResource):
 def settings_from_env() -> JbagSettings:
     """Settings as the environment gives them (what `dagster dev` and `jbag run` start from)."""
     return JbagSettings(
-        preset=os.environ.get("JBAG_PRESET", "demo"),
+        preset=preset_reference(os.environ.get("JBAG_PRESET")),
         data_dir=os.environ.get("JBAG_DATA_DIR", "data"),
     )
 

@@ -4,13 +4,32 @@ Blacklist entries are field names (jbag_pipeline.model.tokenize.TokenFilter matc
 path, ignoring case). Two kinds, per game, read off each engine's to_json():
 - outcome fields state the result: engines.base.common_json's `gameStatus` and `playerResults`, and in
   connect4 and tictactoe `winnerCells` (empty until a line is won, so non-empty means "the game was won").
-- turn-order fields count turns, rounds or moves, or name whose turn it is or who started. In a complete
-  trajectory they give the winner away (in Connect4 the last mover wins, so the parity of the move count
-  names the winner) and they are the same across the candidate moves of one decision. Fields that are game
-  content stay: phases within a turn (gamePhase, turnPhase), turn resources (actionsLeft, buysLeft), the
-  7 Wonders age and its passing direction (they fix which cards are dealt and who receives them), pending
-  choices (turnActions), scores.
+- turn-order fields (TURN_ORDER_FIELDS) count turns, rounds or moves, or name whose turn it is or who started.
+  Fields that are game content are not among them: phases within a turn (gamePhase, turnPhase), turn resources
+  (actionsLeft, buysLeft), the 7 Wonders age and its passing direction (they fix which cards are dealt and who
+  receives them), pending choices (turnActions), scores.
+The default blacklist drops the outcome fields always and a turn-order field only where it leaks
+(LEAKING_TURN_ORDER_FIELDS, with the reason per field): where leaky_tokens flags one of its tokens, or where the
+rules make its tokens in a complete trajectory name the winner (LAST_TURN: the game ends in its winner's turn, so
+the last turn's number, or with two alternating seats the balance of the seats' states, says who won). A
+turn-order field that does not leak stays: it tells a state after a move from the state before it (in Can't
+Stop, without turnOwner, stopping before a roll gives a document identical to the decision's state).
 Games not listed (ingested TAG data) get TAG's AbstractGameStateContainer fields (RULES.md section 1).
+
+The evidence, demo self-play of seed 0 (`jbag run --preset demo --select selfplay_games,state_tokens,leaky_tokens`).
+leaky_tokens flags no token of any game there: its bar (the Wilson lower bound at 95% simultaneous over every
+token, majority + 0.10) is out of reach with 11-30 held-out games (best turn-order stumps, accuracy / lower bound
+/ bar: Connect4 .80/.45/.73, Dots and Boxes .61/.22/.54, tic-tac-toe 1.00/.63/1.10, Can't Stop .83/.28/.93,
+Dominion .91/.27/1.01, Sea Salt & Paper 1.00/.32/1.10, 7 Wonders .92/.27/1.02). The rules' leak, measured over
+the decided games:
+- connect4, tictactoe: the last mover wins. The last turnCounter and moveCount name the winner by parity in
+  100/100 (Connect4) and 70/70 (tic-tac-toe) games; seat 0 won exactly the games whose trajectory holds as many
+  turnOwner-0 as turnOwner-1 states (100/100, 70/70). All three dropped.
+- cant_stop: a game ends in its winner's turn: the last turnCounter mod 4 names the winner in 40/40 games;
+  dropped. turnOwner's counts do not (the seat with most states won 8 of 40): kept.
+- dots_and_boxes: the last box need not win: last turnCounter parity 31/60, turnOwner balance 32/60. Kept.
+- dominion (last value or most states names the winner in 4-13/37 games for every field), sea_salt_paper
+  (7-17/38), seven_wonders (2-12/39): kept.
 
 A token is leaky when a one-token decision stump trained on the train games' complete trajectories predicts
 the winner of held-out complete trajectories far better than always naming the train set's majority seat
@@ -56,8 +75,19 @@ TURN_ORDER_FIELDS: dict[str, tuple[str, ...]] = {
     "seven_wonders": COMMON_TURN_ORDER_FIELDS,
     "tictactoe": (*COMMON_TURN_ORDER_FIELDS, "moveCount"),
 }
-# Every game's default fields at once, for code that does not know its game (the transfer experiment's default).
-# Exact for every engine: no field of one game's lists occurs in another game's states.
+LAST_TURN = "the game ends in its winner's turn"  # see the module docstring
+# The turn-order fields the default blacklist drops, each with the reason (the module docstring gives the evidence).
+LEAKING_TURN_ORDER_FIELDS: dict[str, dict[str, str]] = {
+    "cant_stop": {"turnCounter": LAST_TURN},
+    "connect4": {"turnCounter": LAST_TURN, "turnOwner": LAST_TURN, "moveCount": LAST_TURN},
+    "dominion": {},
+    "dots_and_boxes": {},
+    "sea_salt_paper": {},
+    "seven_wonders": {},
+    "tictactoe": {"turnCounter": LAST_TURN, "turnOwner": LAST_TURN, "moveCount": LAST_TURN},
+}
+# Every game's outcome and turn-order fields at once, for code that does not know its game (the transfer
+# experiment's default): it drops the leaking fields of every engine and, conservatively, the others too.
 DEFAULT_TOKEN_BLACKLIST: tuple[str, ...] = tuple(dict.fromkeys(
     [f for fields in OUTCOME_FIELDS.values() for f in fields] + list(TAG_TURN_ORDER_FIELDS)
     + [f for fields in TURN_ORDER_FIELDS.values() for f in fields]))

@@ -218,11 +218,11 @@ def _comparison(wins: int, draws: int, losses: int, control_wins: int, control_g
             "min_detectable_difference": min_detectable_difference(outcomes["n"], control_games, control_rate)}
 
 
-def _with_holm_and_verdicts(rows: list[dict], alpha: float) -> None:
-    """Holm across the rows of one game and scope (the compared pairs), then each row's verdict."""
+def _with_holm_and_verdicts(rows: list[dict], alpha: float, family: Sequence[str]) -> None:
+    """Holm across the rows that share `family`'s values and scope (the compared groups), then each row's verdict."""
     families: dict[tuple, list[dict]] = {}
     for row in rows:
-        families.setdefault((row["game"], row["scope"]), []).append(row)
+        families.setdefault((*(row[k] for k in family), row["scope"]), []).append(row)
     for family in families.values():
         for row, adjusted in zip(family, holm([row["p_value_vs_control"] for row in family])):
             row["p_value_holm"] = float(adjusted)
@@ -230,17 +230,20 @@ def _with_holm_and_verdicts(rows: list[dict], alpha: float) -> None:
 
 
 def summarise(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame, keys: Sequence[str] = PAIR,
-              alpha: float = 0.05) -> pl.DataFrame:
+              alpha: float = 0.05, family: Sequence[str] = ("game",)) -> pl.DataFrame:
     """Per key group (which must include game): a row per seat (scope "seat <i>") and an "overall" row.
 
     Counts, mean score with its bootstrap interval, win rate with its Wilson interval, the control's win rate,
     p_value_vs_control (per seat Fisher's exact test, overall stratified by seat), p_value_holm (Holm across
-    the groups of a game, separately per scope), verdict and min_detectable_difference (80% power; overall on
-    the pooled counts); the overall row also carries best_worst_diff = best seat mean minus worst seat mean.
+    the groups that share the `family` keys, by default a game's, separately per scope), verdict and
+    min_detectable_difference (80% power; overall on the pooled counts); the overall row also carries
+    best_worst_diff = best seat mean minus worst seat mean.
     """
     keys = list(keys)
     if "game" not in keys:
         raise ValueError(f"summarise: keys must include 'game', got {keys}")
+    if not set(family) <= set(keys):
+        raise ValueError(f"summarise: the Holm family {list(family)} must be among the keys {keys}")
     _check_games(evaluation_games, (*keys, "seat", "score"))
     control = _control_by_seat(evaluation_control)
     per_seat, rows = {}, []
@@ -263,7 +266,7 @@ def summarise(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame, 
         rows.append({**dict(zip(keys, key)), "scope": OVERALL, "seat": None,
                      **_comparison(*totals, control_wins, control_games, p_value),
                      "best_worst_diff": max(means) - min(means)})
-    _with_holm_and_verdicts(rows, alpha)
+    _with_holm_and_verdicts(rows, alpha, family)
     schema = {**{k: evaluation_games.schema[k] for k in keys}, **OUTCOME_STATISTICS}
     summary = pl.DataFrame(rows, schema=schema)
     return summary.sort(*keys, pl.col("seat").is_null(), "seat")

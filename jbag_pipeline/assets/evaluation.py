@@ -1,5 +1,5 @@
-"""Evaluation assets: the control arm, JSON-Bag OSLA against baseline OSLAs per (game, frequency x variant), the
-stability halves, and the summary tables with a verdict per game."""
+"""Evaluation assets: the control arm, JSON-Bag OSLA against baseline OSLAs per (game, frequency x variant), and the
+summary tables with a verdict per game (decided by the learning curve, assets/learning_curve.py)."""
 
 import time
 
@@ -14,17 +14,15 @@ from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.schemas import STABILITY_GAMES
-from jbag_pipeline.analysis.stability import HALVES, half_tables, split_halves
 from jbag_pipeline.analysis.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes,
                                                summarise, top_pairs)
-from jbag_pipeline.analysis.verdicts import HEADLINE, stability_table, verdict_table
+from jbag_pipeline.analysis.verdicts import verdict_table
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
 PAIRS.append(f"full-{SENSITIVITY_VARIANT}")
 
 
-def _setup_of(selfplay: pl.DataFrame) -> tuple[int, dict]:
+def game_setup(selfplay: pl.DataFrame) -> tuple[int, dict]:
     """(seats, engine params) of a game's self-play rows."""
     return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
 
@@ -44,7 +42,7 @@ def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings
                        selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
-    n_players, params = _setup_of(selfplay_games)
+    n_players, params = game_setup(selfplay_games)
     games_per_seat = game_run(preset, game).eval_games_per_seat
     started = time.perf_counter()
     games = play_control(game, params, games_per_seat, preset.seed, compute.get_compute())
@@ -73,7 +71,7 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, 
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
-    n_players, params = _setup_of(selfplay_games)
+    n_players, params = game_setup(selfplay_games)
     started, played = time.perf_counter(), []
     for pair in evaluated_pairs(preset):
         played.append(_play_pair(settings, compute, game, pair, n_players, params, run.eval_games_per_seat))
@@ -107,37 +105,15 @@ def _play_pair(settings: JbagSettings, compute: JbagCompute, game: str, pair: st
     return games.drop("seconds")  # wall time would make reruns differ; the asset's metadata has it
 
 
-@dg.asset(group_name="evaluation", partitions_def=game_partitions,
-          description="The headline pair's value function rebuilt from each of two disjoint halves of the self-play "
-                      "games, evaluated as evaluation_games is (column half: a or b).")
-def stability_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
-                    trajectory_bags: pl.DataFrame, segmented_bags: pl.DataFrame, selfplay_games: pl.DataFrame):
-    game = context.partition_key
-    preset = settings.get_preset()
-    run = game_run(preset, game)
-    n_players, params = _setup_of(selfplay_games)
-    frequency, variant = split_pair(HEADLINE)
-    token_filter = token_filter_for(preset, game)
-    started, played, skipped = time.perf_counter(), [], []
-    for half, game_ids in split_halves(selfplay_games).items():
-        tables = half_tables(trajectory_bags, segmented_bags, selfplay_games, game_ids, frequency, k=preset.top_k,
-                             n_estimators=preset.rf_trees, seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
-        if tables is None:
-            skipped.append(half)
-            continue
-
-        def value_factory(tables=tables):
-            return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
-                                      token_filter=token_filter)
-
-        games = play_evaluation(game, params, frequency, variant, value_factory, run.eval_games_per_seat, preset.seed,
-                                compute.get_compute())
-        played.append(games.drop("seconds").with_columns(pl.lit(half).alias("half")))
-    seconds = time.perf_counter() - started
-    games = pl.concat(played) if played else pl.DataFrame(schema=STABILITY_GAMES)
-    note = (f"half {', '.join(skipped)} skipped: its games were won by fewer than two seats, so no feature selection"
-            if skipped else "both halves evaluated")
-    yield dg.Output(games, metadata={**_games_metadata(games, seconds), "halves": list(HALVES), "note": note})
+def summary_of_pairs(games: pl.DataFrame, control: pl.DataFrame) -> pl.DataFrame:
+    """evaluation_summary: summarise with Holm over the selection pairs of a game, the pairs the verdict picks its best
+    from (picking the best is what the adjustment pays for); the counters-kept sensitivity row is a family of its own,
+    so its Holm p is its own p."""
+    sensitivity = pl.col("feature_variant") == SENSITIVITY_VARIANT
+    parts = [summarise(games.filter(rows), control) for rows in (~sensitivity, sensitivity)
+             if not games.filter(rows).is_empty()]
+    summary = pl.concat(parts) if parts else summarise(games, control)
+    return summary.sort(*PAIR, pl.col("seat").is_null(), "seat")
 
 
 SUMMARY_INPUTS = {  # summary table -> what it is computed from (its lineage in the asset graph)
@@ -145,8 +121,7 @@ SUMMARY_INPUTS = {  # summary table -> what it is computed from (its lineage in 
     "paper_table_1": {"evaluation_games", "evaluation_control"},
     "paper_table_2": {"evaluation_games", "evaluation_control"},
     "effect_sizes": {"evaluation_games"},
-    "stability_summary": {"stability_games", "evaluation_control"},
-    "verdicts": {"evaluation_games", "evaluation_control", "stability_games"},
+    "verdicts": {"evaluation_games", "evaluation_control", "learning_curve"},
 }
 
 
@@ -162,12 +137,11 @@ SUMMARY_INPUTS = {  # summary table -> what it is computed from (its lineage in 
         "effect_sizes": dg.AssetOut(group_name="evaluation", description=(
             "Table III: eta-squared, partial eta-squared, omega-squared and the ANOVA F test of prototype frequency "
             "and feature selection per game, beside the null expectation.")),
-        "stability_summary": dg.AssetOut(group_name="evaluation", description=(
-            "The headline pair's win rate and verdict from each half of the self-play games.")),
         "verdicts": dg.AssetOut(group_name="evaluation", description=(
-            "One row per game: the paper's claim, our best pair against the control, the verdict.")),
+            "One row per game: the paper's claim, our best pair against the control, the verdict, its worst seat "
+            "and whether its learning curve decides it.")),
     },
-    deps=["stability_games"],
+    deps=["learning_curve"],
     internal_asset_deps={name: {dg.AssetKey(table) for table in inputs} for name, inputs in SUMMARY_INPUTS.items()},
     check_specs=[dg.AssetCheckSpec("eta_squared_in_unit_interval", asset="effect_sizes"),
                  dg.AssetCheckSpec("control_for_every_evaluated_game", asset="evaluation_summary")],
@@ -178,16 +152,15 @@ def evaluation_tables(settings: JbagSettings, evaluation_games: pl.DataFrame, ev
     control = evaluation_control
     uncontrolled = sorted(set(games["game"]) - set(control["game"]))
     control = control.filter(pl.col("game").is_in(games["game"].unique().implode()))
-    summary = summarise(games.filter(pl.col("game").is_in(control["game"].unique().implode())), control)
+    controlled = games.filter(pl.col("game").is_in(control["game"].unique().implode()))
+    summary = summary_of_pairs(controlled, control)
     selection_pairs = summary.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
     factorial = games.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
-    halves = (summarise(lake.read_table(root, "stability_games"), control, keys=(*PAIR, "half"))  # optional input
-              if lake.table_exists(root, "stability_games") else None)
-    stability = stability_table(halves)
-    verdicts = verdict_table(summary, stability)
+    curve = lake.read_table(root, "learning_curve") if lake.table_exists(root, "learning_curve") else None  # optional
+    verdicts = verdict_table(summary, curve)
     tables = {"evaluation_summary": summary, "paper_table_1": top_pairs(selection_pairs, 3),
               "paper_table_2": best_frequency_without_selection(selection_pairs),
-              "effect_sizes": effect_sizes(factorial), "stability_summary": stability, "verdicts": verdicts}
+              "effect_sizes": effect_sizes(factorial), "verdicts": verdicts}
     for name, table in tables.items():
         shown = table.filter(pl.col("scope") == "overall") if name == "evaluation_summary" else table
         metadata = {"table": preview(shown, 40)}

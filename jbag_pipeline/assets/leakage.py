@@ -4,11 +4,9 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import game_partitions, preview
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.analysis.ablation import full_tables, turn_order_fields
 from jbag_pipeline.analysis.leakage import LEAK_MARGIN, MIN_TEST_GAMES, leaky_tokens_table
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.model.selection import select_features
-from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tokenize import TokenFilter
 
 
@@ -41,21 +39,6 @@ def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings, stat
                                         "count": len(kept)})
 
 
-def counters_kept_tables(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, games: pl.DataFrame, *,
-                         blacklist: tuple[str, ...], k: int, n_estimators: int, seed: int,
-                         memory_limit: str = "4GB") -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(winner prototypes at frequency full, the Random-Forest `full` features) under `blacklist`.
-
-    The functions winner_prototypes and selected_features run: the whole full-frequency trajectory is the last
-    segmented dataset D_(N_S), the one the `full` variant ranks.
-    """
-    full = sampled_states.filter(pl.col("frequency") == "full")
-    bags, _ = trajectory_bags_table(state_tokens, full, blacklist, memory_limit)
-    prototypes = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games}, memory_limit=memory_limit)
-    features = select_features(bags, games, k=k, n_estimators=n_estimators, seed=seed).features
-    return prototypes, features.filter(pl.col("variant") == "full")
-
-
 @dg.multi_asset(
     partitions_def=game_partitions,
     outs={
@@ -70,10 +53,10 @@ def counters_kept(context: dg.AssetExecutionContext, settings: JbagSettings, sta
                   sampled_states: pl.DataFrame, selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()
-    prototypes, features = counters_kept_tables(
+    prototypes, features = full_tables(
         state_tokens, sampled_states, selfplay_games, blacklist=preset.blacklist_for(game, keep_counters=True),
         k=preset.top_k, n_estimators=preset.rf_trees, seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
-    counters = preset.turn_order_fields.get(game, ())
+    counters = turn_order_fields(preset, game)
     of_counters = TokenFilter(counters)
     n_counters = sum(not of_counters.keeps(t) for t in features["token"].to_list())
     yield dg.Output(prototypes, output_name="counters_kept_prototypes")

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from jbag_pipeline.compute.backends import MAX_WORKERS, ComputeError, check_timeout
+from jbag_pipeline.seeds import MAX_SEED
 from jbag_pipeline.storage.lake import UnreadableFile
 
 # every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
@@ -19,16 +20,13 @@ ASSET_NAMES = (
     "selfplay_games", "selfplay_states", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
     "winner_classification", "segmented_bags", "feature_summary", "selected_features", "variant_classification",
     "leaky_tokens", "counters_kept_features", "counters_kept_prototypes", "evaluation_control", "evaluation_games",
-    "stability_games", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary", "paper_table_1",
-    "stability_summary", "transfer_results", "token_mappings", "tictactoe_values", "tictactoe_compression",
+    "learning_curve", "value_function_ablation", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary",
+    "paper_table_1", "transfer_results", "token_mappings", "tictactoe_values", "tictactoe_compression",
     "tictactoe_jsonbag", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine",
     "ingested_games", "ingested_sampled_states", "ingested_bags", "ingested_prototypes", "ingested_classification",
     "reference_reproduction", "published_value_functions", "published_vf_evaluation", "ingested_vf_evaluation",
     "catalog", "report",
 )
-# the run seed is scikit-learn's random_state of every Random Forest (0..2^32-1, checked end to end on the smoke
-# preset); 2^32..2^63-1 would pass Dagster and numpy but fail in the first forest
-MAX_SEED = 2**32 - 1
 
 
 def seed(text: str) -> int:

@@ -14,10 +14,11 @@ import jbag_pipeline.storage.lake as lake
 
 def cmd_run(args) -> int:
     from engines import GAMES
-    from jbag_pipeline.presets import get_preset
+    from jbag_pipeline.preset_files import is_preset_file, load_preset, preset_reference
 
     # every argument is checked before Dagster is imported (seconds) and before anything is created
-    preset = get_preset(args.preset, args.seed)
+    reference = preset_reference(args.preset)  # a file travels as its absolute path: each process re-reads it
+    preset = load_preset(reference, args.seed)
     select = cli_checks.names("--select", args.select, cli_checks.ASSET_NAMES, "asset")
     games = cli_checks.names("--games", args.games, sorted(GAMES), "game")
     root = lake.data_dir(args.data_dir)
@@ -34,10 +35,11 @@ def cmd_run(args) -> int:
     from jbag_pipeline.resources import JbagCompute, JbagSettings
     from jbag_pipeline.cli.runner import dagster_instance, fail_orphaned_runs, materialize_all
 
-    settings = JbagSettings(preset=preset.name, seed=args.seed, data_dir=str(root))
+    settings = JbagSettings(preset=reference, seed=args.seed, data_dir=str(root))
     compute = JbagCompute(backend=backend, scheduler=scheduler, workers=workers,
                           scheduler_timeout=args.scheduler_timeout)
-    print(f"jbag run: preset {preset.name}, seed {preset.seed}, data in {root}, games on "
+    source = f" (file {reference})" if is_preset_file(reference) else ""
+    print(f"jbag run: preset {preset.name}{source}, seed {preset.seed}, data in {root}, games on "
           f"{compute.get_compute().describe()}")
     instance = dagster_instance(root)
     for run_id in fail_orphaned_runs(instance):
@@ -65,19 +67,19 @@ def cmd_run(args) -> int:
 
 
 def cmd_sql(args) -> int:
-    from jbag_pipeline.storage.query import run_query_cli
+    from jbag_pipeline.cli.sql import run_query_cli
 
     if args.list and args.query is not None:
         raise ValueError("--list takes no query")
     return run_query_cli(args.query, lake.data_dir(args.data_dir), args.format, timeout=args.timeout,
-                         max_rows=args.max_rows, list_only=args.list)
+                         max_rows=args.max_rows, list_only=args.list, memory=args.memory)
 
 
 def cmd_ingest(args) -> int:
     from jbag_pipeline.ingest.trajectories import check_game_name
-    from jbag_pipeline.presets import get_preset
+    from jbag_pipeline.preset_files import load_preset
 
-    get_preset()  # JBAG_PRESET names the preset of the ingest run: refuse a bad one before Dagster is imported
+    load_preset()  # JBAG_PRESET names the preset of the ingest run: refuse a bad one before Dagster is imported
     if args.game is not None:
         check_game_name(args.game)
     root = lake.data_dir(args.data_dir)
@@ -134,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="jbag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialise the asset graph (what the Dagster UI would do)")
-    run.add_argument("--preset", help="smoke | demo | paper (default: JBAG_PRESET, else demo)")
+    run.add_argument("--preset", help="smoke | demo | paper | a TOML preset file, FILE.toml (default: JBAG_PRESET, "
+                     "else demo)")
     run.add_argument("--seed", type=cli_checks.seed, help="run seed in 0..2^32-1 (default: the preset's)")
     run.add_argument("--data-dir", help="data directory (default: JBAG_DATA_DIR, else ./data)")
     run.add_argument("--select", help="comma-separated asset names (default: every asset); the catalog's "
@@ -157,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--max-rows", type=int, default=1000,
                      help="rows shown in table format, 0 for all (default 1000); csv and json print every row")
     sql.add_argument("--list", action="store_true", help="list the views with their row counts")
+    sql.add_argument("--memory", default="2GB",
+                     help="memory cap of the query process, output included (default 2GB); past it the query stops")
     sql.set_defaults(func=cmd_sql)
     ingest = sub.add_parser("ingest", help="ingest trajectory files recorded elsewhere (JSON arrays or JSON Lines)")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for .json/.jsonl/.ndjson")

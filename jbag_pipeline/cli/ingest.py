@@ -21,7 +21,8 @@ from jbag_pipeline.assets.catalog import catalog
 from jbag_pipeline.assets.ingest import ingested_games
 from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
 from jbag_pipeline.automation.ingested import materialize_changed_games
-from jbag_pipeline.ingest.trajectories import check_game_name, check_mode, problem_lines, trajectory_files
+from jbag_pipeline.ingest.trajectories import (check_game_name, check_mode, display_name, problem_lines,
+                                               trajectory_files)
 from jbag_pipeline.ingest.store import QUARANTINE_TABLE, SOURCES_TABLE
 from jbag_pipeline.resources import JbagSettings, settings_from_env
 from jbag_pipeline.storage.io_manager import lake_resources
@@ -44,9 +45,10 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
     if game is not None:
         check_game_name(game)
     check_mode(mode)
-    files = [str(p) for p in trajectory_files(paths)]
+    files = [str(p) for p in trajectory_files(paths)]  # a name that is not UTF-8 goes on: the asset quarantines it
     if not files:
         raise ValueError(f"ingest: no .json, .jsonl or .ndjson files in {list(paths)}")
+    shown = [display_name(f) for f in files]  # as the lake's file columns hold them
     settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
     resources = lake_resources(settings)
     instance = instance or dg.DagsterInstance.ephemeral()  # one instance: the runs share the dynamic partitions
@@ -54,9 +56,9 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
                    resources=resources, instance=instance, raise_on_error=True)
     materialize_changed_games(INGEST_ASSETS, settings, resources, instance, run_config=QUIET)
     dg.materialize([catalog], run_config=QUIET, resources=resources, instance=instance, raise_on_error=True)
-    sources = lake.read_table(root, SOURCES_TABLE).filter(pl.col("file").is_in(files))
+    sources = lake.read_table(root, SOURCES_TABLE).filter(pl.col("file").is_in(shown))
     per_game = sources.group_by("game").agg(pl.len().alias("games"), pl.col("n_states").sum().alias("states"))
-    quarantine = lake.read_table(root, QUARANTINE_TABLE).filter(pl.col("file").is_in(files))
+    quarantine = lake.read_table(root, QUARANTINE_TABLE).filter(pl.col("file").is_in(shown))
     return per_game.sort("game"), problem_lines(quarantine)
 
 

@@ -3,7 +3,8 @@
 Memory stays bounded by the largest single state, never the whole file: a JSON array is read a chunk at a
 time and parsed element by element with the standard library's incremental decoder; JSON Lines are read
 line by line and each line is parsed by orjson. A state over MAX_STATE_BYTES is refused, and so is a value
-that the lake cannot hold as it was written: an integer beyond 64 bits or a number beyond the float range.
+that the lake cannot hold as it was written: an integer beyond 64 bits, a number beyond the float range, or a
+non-zero number so small that it would be stored as 0.0 (1e-400).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # how surrogateescape decoding marks a byte that is not UTF-8
-_LONG_DIGIT_RUN = re.compile(rb"\d{19,}")  # orjson turns integers beyond 64 bits into floats; json keeps them
+# orjson turns integers beyond 64 bits into floats and reads 1e-400 as 0.0: such records take the json path
+_LONG_DIGIT_RUN = re.compile(rb"\d{19,}|[eE]-\d{3,}")
+_NONZERO_MANTISSA = re.compile(r"[1-9]")
 _WALKED = frozenset({dict, list})
 INT64_RANGE = (-(1 << 63), (1 << 63) - 1)  # what the lake's integer columns and token counts hold
 _JSON_KINDS = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
@@ -67,11 +70,13 @@ def parse_state(data: bytes) -> object:
         except UnicodeDecodeError as exc:
             raise BadRecord(f"not valid UTF-8 (byte {exc.start} of the record)") from None
         try:
-            value = json.loads(text, parse_constant=_refuse_constant)
+            value = json.loads(text, parse_constant=_refuse_constant, parse_float=checked_float)
         except RecursionError:
             raise BadRecord(f"nested deeper than {MAX_DEPTH} levels") from None
         except (json.JSONDecodeError, _NotJson) as exc:
             raise BadRecord(f"invalid JSON: {exc}") from None
+        except BadRecord:
+            raise
         except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
             raise BadRecord(TOO_MANY_DIGITS) from None
     else:
@@ -91,6 +96,15 @@ def parse_state(data: bytes) -> object:
 
 TOO_MANY_DIGITS = "an integer of thousands of digits does not fit in 64 bits"
 OUT_OF_FLOAT_RANGE = "a number beyond the float range (about 1.8e308): it cannot be stored as written"
+BELOW_FLOAT_RANGE = "a non-zero number below the float range (about 5e-324): it would be stored as 0.0"
+
+
+def checked_float(text: str) -> float:
+    """json's parse_float: the float of `text`, BadRecord when a non-zero number underflows to 0.0."""
+    value = float(text)
+    if value == 0.0 and _NONZERO_MANTISSA.search(text.partition("e")[0].partition("E")[0]):
+        raise BadRecord(f"{BELOW_FLOAT_RANGE} ({clip_digits(text)})")
+    return value
 
 
 class _NotJson(ValueError):
@@ -223,7 +237,7 @@ class ArrayReader:
     def __init__(self, fh: BinaryIO):
         self.fh = fh
         self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")  # bad bytes -> U+DC80..DCFF
-        self.decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+        self.decoder = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=checked_float)
         self.text = ""
         self.eof = False
 
@@ -307,8 +321,8 @@ class ArrayReader:
                 raise BadRecord(f"nested deeper than {MAX_DEPTH} levels", index) from None
             except _NotJson as exc:
                 raise BadRecord(f"invalid JSON: {exc}", index) from None
-            except BadRecord:
-                raise
+            except BadRecord as exc:
+                raise BadRecord(exc.reason, index if exc.position is None else exc.position) from None
             except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
                 raise BadRecord(TOO_MANY_DIGITS, index) from None
             if len(self.text) - start > MAX_STATE_BYTES:

@@ -4,17 +4,16 @@ Re-ingesting a file replaces what that file gave before (so a batch can be re-ru
 can re-read a file that changed); a game_id already ingested from another file is quarantined as a
 duplicate. Only the batch's games are tokenized (ingest_tokens.tokenize_batch, before anything is written:
 a game that cannot be tokenized is quarantined); the other games' tokens are kept as they are. Every
-partition file is replaced atomically (lake.write_table), unless it already holds what it would be replaced with
-(so re-ingesting unchanged files changes nothing downstream); a lock file serialises ingests. Per game, tokens
-are written first and ingested_games last; a crash between two partition writes leaves each file whole,
-and the next ingest touching that game re-tokenizes any game whose tokens are missing (one stored before values
-were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
+partition file is replaced, unless it already holds what it would be replaced with
+(so re-ingesting unchanged files changes nothing downstream). A batch lands all or nothing: every partition it
+changes is staged and the whole set committed at once (storage/staging.py), under the lake lock, so a failure or a
+kill at any point leaves the live lake as it was or, once committed, moves all of it in. A game whose tokens are
+missing (a lake written before staging) is re-tokenized by the next ingest touching its game (one stored before
+values were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
 """
 
 from __future__ import annotations
 
-import fcntl
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
 from jbag_pipeline.ingest.tokens import tokenize_batch, tokenize_games
 from jbag_pipeline.storage.schemas import (INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES,
                                            STATE_TOKENS)
+from jbag_pipeline.storage.staging import transaction
 
 GAMES_TABLE = "ingested_games"
 STATES_TABLE = "ingested_states"
@@ -45,19 +45,6 @@ class IngestSummary:
     tokens: int = 0
 
 
-@contextmanager
-def ingest_lock(root: Path):
-    """An exclusive lock on <lake>/.ingest.lock for the read-merge-write of one ingest."""
-    folder = lake.lake_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".ingest.lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def partitions(root: Path, table: str) -> list[str]:
     """The game partitions a lake table has, sorted."""
     folder = lake.lake_dir(root) / table
@@ -70,22 +57,17 @@ def read_or_empty(root: Path, table: str, schema: dict, game: str | None = None)
     exists = lake.partition_path(root, table, partition).exists() if game else lake.table_exists(root, table)
     if not exists:
         return pl.DataFrame(schema=schema)
-    return lake.read_table(root, table, partition).cast(schema)
-
-
-def replace_partition(root: Path, table: str, game: str, frame: pl.DataFrame) -> None:
-    """Write `frame` as the game partition, or remove the partition when `frame` is empty."""
-    if frame.is_empty():
-        lake.partition_path(root, table, {"game": game}).unlink(missing_ok=True)
-    else:
-        lake.write_table(frame, root, table, {"game": game})
+    files = [lake.partition_path(root, table, partition)] if game else lake.table_files(root, table)
+    for path in files:
+        lake.check_table_file(path, table)
+    return lake.read_table(root, table, partition).select(list(schema)).cast(schema)
 
 
 def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
     """Merge `batch` into the lake tables (see the module docstring); returns what changed."""
     if batch.tokens is None:
         batch = tokenize_batch(batch)
-    with ingest_lock(root):
+    with transaction(root) as tx:
         old_sources = read_or_empty(root, SOURCES_TABLE, INGESTED_SOURCES, None)
         files = batch.files
         replaced = old_sources.filter(pl.col("file").is_in(files))
@@ -117,7 +99,10 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
             unfit += problems
             for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
                 if not _same_file(root, table, game, stored[table], merged[table]):
-                    replace_partition(root, table, game, merged[table])
+                    if merged[table].is_empty():
+                        tx.remove(table, {"game": game})
+                    else:
+                        tx.write(merged[table], table, {"game": game})
             states_written[game] = len(_rows_of(batch.states, game, new_keys))
             games_written[game] = len(_rows_of(batch.games, game, new_keys))
 
@@ -126,10 +111,10 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
             unfit_keys = pl.DataFrame([(g, i) for g, i, _, _ in unfit], schema=["game", "game_id"], orient="row")
             quarantine = pl.concat([quarantine, _unfit_rows(sources.join(unfit_keys, on=["game", "game_id"]), unfit)])
             sources = sources.join(unfit_keys, on=["game", "game_id"], how="anti", maintain_order="left")
-        lake.write_table(sources, root, SOURCES_TABLE)
+        tx.write(sources, SOURCES_TABLE)
         old_quarantine = read_or_empty(root, QUARANTINE_TABLE, INGEST_QUARANTINE, None)
         all_quarantine = pl.concat([old_quarantine.filter(~pl.col("file").is_in(files)), quarantine])
-        lake.write_table(all_quarantine.sort("file", "line_or_index", nulls_last=False), root, QUARANTINE_TABLE)
+        tx.write(all_quarantine.sort("file", "line_or_index", nulls_last=False), QUARANTINE_TABLE)
     gone = len(replaced.join(new_keys, on=["game", "game_id"], how="anti"))
     return IngestSummary(games={g: n for g, n in games_written.items() if n},
                          states={g: n for g, n in states_written.items() if n}, removed=gone, quarantined=quarantine,

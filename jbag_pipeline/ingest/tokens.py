@@ -2,15 +2,19 @@
 
 A game whose tokens do not fit the lake is quarantined with its file and position: a state whose token count
 exceeds 64 bits (positive integers summed under one path), or a token whose counts over the game's states sum
-beyond 64 bits (its bag, trajectory_bags.sql, could not be stored). Only the batch's games are tokenized.
+beyond 64 bits (its bag, trajectory_bags.sql, could not be stored). Only the batch's games are tokenized, with
+stack room for the documented nesting limit (read.MAX_DEPTH) however deep the caller's stack already is.
 """
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import replace
 
 import polars as pl
 
+from jbag_pipeline.ingest.read import MAX_DEPTH
 from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
 from jbag_pipeline.model.state_tokens import MAX_COUNT, tokenize_states
 from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, STATE_TOKENS
@@ -43,14 +47,30 @@ def tokenize_batch(batch: IngestBatch) -> IngestBatch:
                        positions=keep(batch.positions), tokens=table)
 
 
+FRAMES_PER_LEVEL = 3  # the tokenizer's recursion per nesting level (mode both: _walk_both, _walk_dict, ...)
+
+
+@contextmanager
+def stack_room_for_nesting():
+    """Raise the recursion limit by what MAX_DEPTH levels of tokenizing need on top of the current stack (a
+    Dagster step is already a few hundred frames deep); restored after."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(old + FRAMES_PER_LEVEL * MAX_DEPTH)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def tokenize_games(states: pl.DataFrame, mode: str,
                    positions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, list[tuple]]:
     """Tokens of the games of one partition's `states` that fit, and (game, game_id, position, reason) of those
     that do not; `positions` (game, game_id, state_idx, position) says where a state was read."""
     try:
-        tokens = tokenize_states(states, mode=mode, num_suffix=True)
+        with stack_room_for_nesting():
+            tokens = tokenize_states(states, mode=mode, num_suffix=True)
         problems = []
-    except ValueError:  # a count beyond 64 bits: find each game that has one, and tokenize the others
+    except (ValueError, RecursionError):  # a count beyond 64 bits, or too deep: find each such game
         tokens, problems = _tokenize_each(states, mode, positions)
     sums = (tokens.group_by("game", "game_id", "token").agg(pl.col("count").cast(pl.Int128).sum())
             .filter(pl.col("count") > MAX_COUNT).sort("game_id", "token"))
@@ -68,18 +88,22 @@ def _tokenize_each(states: pl.DataFrame, mode: str, positions: pl.DataFrame) -> 
     tokens, problems = [], []
     for (_, game_id), one_game in states.partition_by("game", "game_id", as_dict=True, maintain_order=True).items():
         try:
-            tokens.append(tokenize_states(one_game, mode=mode, num_suffix=True))
+            with stack_room_for_nesting():
+                tokens.append(tokenize_states(one_game, mode=mode, num_suffix=True))
             continue
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         for row in range(len(one_game)):
             state = one_game.slice(row, 1)
             try:
-                tokenize_states(state, mode=mode, num_suffix=True)
-            except ValueError as exc:
+                with stack_room_for_nesting():
+                    tokenize_states(state, mode=mode, num_suffix=True)
+            except (ValueError, RecursionError) as exc:
                 game, state_idx = state["game"][0], state["state_idx"][0]
+                reason = f"nested too deep to tokenize (over {MAX_DEPTH} levels)" if isinstance(exc, RecursionError) \
+                    else str(exc)
                 problems.append((game, game_id, _position(positions, game, game_id, state_idx),
-                                 f"{exc} (game_id {game_id} is not ingested)"))
+                                 f"{reason} (game_id {game_id} is not ingested)"))
                 break
     return (pl.concat(tokens) if tokens else pl.DataFrame(schema=STATE_TOKENS)), problems
 

@@ -13,7 +13,8 @@ on DRAW_GAME, ties or no playerResults. Players: the last state's `nPlayers`, el
 A bad record is quarantined with a one-line reason, and its game is not ingested at all: a bad line of a JSON
 Lines file quarantines the game it belongs to (every file line of it), or the whole file when the line's game
 cannot be told. A file that changes while it is read (size, mtime, inode or SHA-256 differ before and after)
-is quarantined whole.
+is quarantined whole, and so is one that cannot be read or whose name is not UTF-8; a game name over
+MAX_GAME_NAME characters quarantines its game: a problem of one file never stops the batch.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ POSITIONS_SCHEMA = {"game": pl.String, "game_id": pl.Int64, "state_idx": pl.Int3
 OUTCOME_FIELDS = ("playerResults", "nPlayers")
 RESULT_RETURNS = {"WIN_GAME": 1, "DRAW_GAME": 0, "LOSE_GAME": -1, "DISQUALIFY": -1, "TIMEOUT": -1}
 GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+MAX_GAME_NAME = 200  # the partition folder game=<name> must fit a file name (255 bytes on most file systems)
 _FLUSH_CHARS = 16 * 1024 * 1024  # state texts are moved into Arrow columns every 16 MB
 _ID_NAMES = b"|".join(name.encode() for name in GAME_ID_FIELDS)
 _LEADING_ID = re.compile(rb'\A\s*\{\s*"(?:' + _ID_NAMES + rb')"\s*:\s*(-?\d+)\s*[,}]')
@@ -81,7 +83,14 @@ def file_mtime(path: str | Path) -> datetime:
 def check_game_name(name: str) -> str:
     if not GAME_NAME.match(name):
         raise ValueError(f"ingest: game name {name!r} must be lower-case letters, digits, '_', '.' or '-'")
+    if len(name) > MAX_GAME_NAME:
+        raise ValueError(f"ingest: game name {name[:40]!r}... has {len(name)} characters, at most {MAX_GAME_NAME}")
     return name
+
+
+def display_name(path: str | Path) -> str:
+    """A path as text: bytes that are not UTF-8 (a file name from another system) shown as \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def check_mode(mode: str) -> str:
@@ -112,8 +121,8 @@ def read_trajectories(paths, *, game: str | None = None, mode: str = "both") -> 
     files = trajectory_files(paths)
     batch = _BatchBuilder(override, mode)
     for path in files:
-        batch.read_file(path)
-    return batch.build([str(p) for p in files])
+        batch.read_file_or_quarantine(path)
+    return batch.build([display_name(p) for p in files])
 
 
 @dataclass
@@ -197,10 +206,23 @@ class _BatchBuilder:
                 open_trajectory.freeze()
             self.pending_chars = 0
 
+    def read_file_or_quarantine(self, path: Path) -> None:
+        """Read one file, or quarantine it whole when its name is not UTF-8 or it cannot be read."""
+        self.path, self.mtime = path, None
+        self.folder_game = self.override or _safe_name(path.parent.name)
+        if display_name(path) != str(path):
+            self._quarantine(None, "the file name is not valid UTF-8; rename the file and ingest it again")
+            return
+        try:
+            self.read_file(path)
+        except OSError as exc:
+            self.open, self.finished = [], []
+            self.quarantine = [row for row in self.quarantine if row["file"] != str(path)]
+            self._quarantine(None, f"cannot read the file: {exc.strerror or exc}; none of its games is ingested")
+
     def read_file(self, path: Path) -> None:
         """Read one file; its games join the batch only if the file did not change while it was read."""
-        self.path, self.mtime = path, file_mtime(path)
-        self.folder_game = self.override or _safe_name(path.parent.name)
+        self.mtime = file_mtime(path)
         self.finished = []
         before = _identity(path)
         with open(path, "rb") as raw:
@@ -223,7 +245,7 @@ class _BatchBuilder:
             self._keep(finished)
 
     def _quarantine(self, position: int | None, reason: str, game: str | None = None) -> None:
-        self.quarantine.append({"game": game or self.folder_game or None, "file": str(self.path),
+        self.quarantine.append({"game": game or self.folder_game or None, "file": display_name(self.path),
                                 "line_or_index": position, "reason": reason, "file_mtime": self.mtime})
 
     def _read_array(self, fh) -> None:
@@ -301,6 +323,11 @@ class _BatchBuilder:
         if not game:
             self._quarantine(trajectory.first_line, "cannot name the game: no gameType in the first state and the "
                                                     "folder name has no usable characters; pass a game name (--game)")
+            return
+        if len(game) > MAX_GAME_NAME:
+            source = "gameType of the first state" if trajectory.game_type else "folder name"
+            self._quarantine(trajectory.first_line, f"the game name (the {source}) has {len(game)} characters, at "
+                                                    f"most {MAX_GAME_NAME}; pass a shorter one (--game)")
             return
         try:
             n_players, winner, returns = outcome(trajectory.outcome_fields)

@@ -294,6 +294,21 @@ class DeterminizedJsonBagValue(JsonBagValue):
 OUTSIDE_FEATURES = "<prototype mass outside the feature list>"  # no tokenized state has it (tokens start with ".")
 
 
+def with_outside_mass(prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag],
+                      features: Sequence[str]) -> tuple[list[Bag], list[str]]:
+    """(bags, features) that normalise each prototype over all its tokens, as the authors' agent does: each seat's
+    count outside `features` moves into one column, OUTSIDE_FEATURES, appended to the features; no state fills it,
+    so the JSD equals the one over the full token union with the candidate restricted to `features`."""
+    features = list(dict.fromkeys(features))
+    if OUTSIDE_FEATURES in features:
+        raise ValueError(f"with_outside_mass: {OUTSIDE_FEATURES!r} is not a state token")
+    listed, bags = set(features), []
+    for bag in _seat_bags(prototypes_by_seat):
+        inside = {token: count for token, count in bag.items() if token in listed}
+        bags.append({**inside, OUTSIDE_FEATURES: sum(count for token, count in bag.items() if token not in listed)})
+    return bags, [*features, OUTSIDE_FEATURES]
+
+
 class TagDocumentValue(DeterminizedJsonBagValue):
     """DeterminizedJsonBagValue over `to_json(dialect="tag")` whose trajectory bag starts with each game's initial
     state: begin_game, which OSLAAgent calls with the seat's sample of it (TAG's initializePlayer)."""
@@ -329,14 +344,11 @@ class TagJsonBagValue(TagDocumentValue):
 
     def __init__(self, prototypes_by_seat: Sequence[Bag], features: Sequence[str],
                  initial_document: dict | None = None):
-        features = list(dict.fromkeys(features))
         if not features or OUTSIDE_FEATURES in features:
             raise ValueError("TagJsonBagValue: features must be a non-empty list of state tokens")
-        listed = set(features)
-        bags = [{**bag, OUTSIDE_FEATURES: sum(c for t, c in bag.items() if t not in listed)}
-                for bag in _seat_bags(prototypes_by_seat)]
+        bags, features = with_outside_mass(prototypes_by_seat, features)
         self.initial_document = None  # the base constructor resets before the token index exists
-        super().__init__(bags, [*features, OUTSIDE_FEATURES], frequency="full", token_filter=TokenFilter(()))
+        super().__init__(bags, features, frequency="full", token_filter=TokenFilter(()))
         self.initial_document = initial_document
         self.reset()
 

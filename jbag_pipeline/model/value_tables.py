@@ -6,8 +6,11 @@ import polars as pl
 
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
-from jbag_pipeline.model.value import DeterminizedJsonBagValue
+from jbag_pipeline.model.value import DeterminizedJsonBagValue, with_outside_mass
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, NO_SELECTION
+
+# how prototypes are normalised: over the selected features (ours), or over all their tokens (the authors' agent)
+NORMALISATIONS = ("features", "all_tokens")
 
 
 def _one_game(frame: pl.DataFrame, name: str) -> str | None:
@@ -46,14 +49,25 @@ def selected_tokens(features: pl.DataFrame, variant: str) -> list[str] | None:
 
 
 def make_jsonbag_value(prototypes: pl.DataFrame, features: pl.DataFrame, frequency: str, variant: str,
-                       n_players: int, token_filter: TokenFilter | None = None) -> DeterminizedJsonBagValue:
-    """The JSON-Bag value for one game's winner_prototypes at `frequency` and its selected_features `variant`."""
+                       n_players: int, token_filter: TokenFilter | None = None,
+                       normalisation: str = "features") -> DeterminizedJsonBagValue:
+    """The JSON-Bag value for one game's winner_prototypes at `frequency` and its selected_features `variant`.
+
+    normalisation `features` restricts prototypes and trajectory to the features and renormalises both;
+    `all_tokens` normalises each prototype over all its (filtered) tokens, as TagJsonBagValue does (value.
+    with_outside_mass). Without feature selection (variant none) the two are the same value.
+    """
     if n_players < 2:
         raise ValueError(f"make_jsonbag_value: n_players must be >= 2, got {n_players}")
+    if normalisation not in NORMALISATIONS:
+        raise ValueError(f"make_jsonbag_value: normalisation must be one of {list(NORMALISATIONS)}, "
+                         f"got {normalisation!r}")
     games = {_one_game(prototypes, "winner_prototypes"), _one_game(features, "selected_features")} - {None}
     if len(games) > 1:
         raise ValueError(f"make_jsonbag_value: winner_prototypes and selected_features are of different games "
                          f"{sorted(games)}")
-    return DeterminizedJsonBagValue(prototype_bags(prototypes, frequency, n_players),
-                                    selected_tokens(features, variant), frequency=frequency,
-                                    token_filter=token_filter)
+    bags, tokens = prototype_bags(prototypes, frequency, n_players), selected_tokens(features, variant)
+    if normalisation == "all_tokens" and tokens is not None:
+        keep = TokenFilter() if token_filter is None else token_filter  # the outside mass counts kept tokens only
+        bags, tokens = with_outside_mass([keep.apply(bag).kept for bag in bags], [t for t in tokens if keep.keeps(t)])
+    return DeterminizedJsonBagValue(bags, tokens, frequency=frequency, token_filter=token_filter)

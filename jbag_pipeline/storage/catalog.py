@@ -34,6 +34,7 @@ from pathlib import Path
 import duckdb
 
 import jbag_pipeline.storage.lake as lake
+import jbag_pipeline.storage.staging as staging
 
 # catalog view name -> lake table (asset) name
 VIEWS: dict[str, str] = {
@@ -54,9 +55,9 @@ VIEWS: dict[str, str] = {
     "evaluation_games": "evaluation_games",
     "evaluation_control": "evaluation_control",
     "evaluation_summary": "evaluation_summary",
-    "stability_games": "stability_games",
-    "stability_summary": "stability_summary",
+    "learning_curve": "learning_curve",
     "verdicts": "verdicts",
+    "value_function_ablation": "value_function_ablation",
     "paper_table_1": "paper_table_1",
     "paper_table_2": "paper_table_2",
     "effect_sizes": "effect_sizes",
@@ -84,6 +85,7 @@ SEED_ROOT = "selfplay_games"  # what every seeded file's lineage must agree with
 DATA_DIR_VARIABLE = "jbag_data_dir"
 PUBLISHED = ".published"  # under the lake, so a sandbox that may read only the lake can read the views' files
 PUBLISHED_FILE = "part.published"  # not *.parquet: globs over the live lake never see published links
+TEMP_CATALOG_PREFIX = ".jbag-"  # <root>/.jbag-XXXX.duckdb: a catalog being written, renamed over jbag.duckdb
 KEPT_PUBLICATIONS = 2  # the current one and its predecessor, which a query opened just before may still read
 
 
@@ -158,14 +160,27 @@ def _describe(generations: list[dict]) -> str:
 
 
 def publish(root: Path) -> Publication:
-    """Publish every consistent lake partition and point a new <root>/jbag.duckdb at it (see the module docstring)."""
+    """Publish every consistent lake partition and point a new <root>/jbag.duckdb at it (see the module docstring).
+
+    Under the lake lock: an ingest committed but cut short is finished first (staging.recover), none moves files
+    while they are linked, and a temporary catalog file left by a killed build is removed."""
     root = Path(root).resolve()
     root.mkdir(parents=True, exist_ok=True)
+    with staging.lake_lock(root):
+        staging.recover(root)
+        for stale in sorted(root.glob(f"{TEMP_CATALOG_PREFIX}*.duckdb*")):  # only builds write them, under this lock
+            stale.unlink(missing_ok=True)
+        return _publish(root)
+
+
+def _publish(root: Path) -> Publication:
     folder = published_dir(root) / f"{time.time_ns():020d}-{secrets.token_hex(4)}"
     linked: dict[str, list[Path]] = {}
     sources: dict[Path, Path] = {}  # published link -> live file
     for table in dict.fromkeys(VIEWS.values()):
         for f in live_files(root, table):
+            if table.startswith(lake.UNSEEDED_PREFIX):  # files from outside trajectories: never trusted blindly
+                lake.check_table_file(f, table)
             target = folder / f.parent.relative_to(lake.lake_dir(root)) / PUBLISHED_FILE
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -200,7 +215,7 @@ def _link_or_copy(source: Path, target: Path) -> None:
 
 def _write_catalog(root: Path, statements: dict[str, str]) -> None:
     """Write the views into a new DuckDB file and rename it over the catalog, so readers see one or the other."""
-    fd, tmp = tempfile.mkstemp(prefix=".jbag-", suffix=".duckdb", dir=root)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_CATALOG_PREFIX, suffix=".duckdb", dir=root)
     os.close(fd)
     os.unlink(tmp)  # DuckDB creates the file itself
     try:

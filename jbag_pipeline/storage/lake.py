@@ -25,6 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from jbag_pipeline.compute.lifeline import refuse_if_orphaned
+from jbag_pipeline.storage.schemas import TABLE_SCHEMAS
 
 DEFAULT_DATA_DIR = "data"
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -59,10 +60,24 @@ def table_exists(root: Path, table: str) -> bool:
     return any((lake_dir(root) / table).glob("**/part.parquet"))
 
 
+def table_files(root: Path, table: str) -> list[Path]:
+    """The live partition files of a table, sorted."""
+    return sorted((lake_dir(root) / table).glob("**/part.parquet"))
+
+
 def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, str] | None = None) -> Path:
     """Write `df` as the whole of one partition, atomically replacing what was there (including the files of a
     finer split of it that an older layout wrote, e.g. game=<g>/pair=<p>/, which would otherwise be read twice)."""
     target = partition_path(root, table, partition)
+    write_file(df, target, table, partition)
+    for finer in sorted(target.parent.glob("*/**/part.parquet")):  # an older, finer split of this partition
+        finer.unlink()
+    return target
+
+
+def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, str] | None = None) -> None:
+    """Write `df` to `target` as a lake file of `table` (with its lineage), atomically: a temporary file in the same
+    folder, fsynced, renamed over `target`."""
     refuse_if_orphaned(str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
@@ -78,9 +93,6 @@ def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, s
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    for finer in sorted(target.parent.glob("*/**/part.parquet")):  # an older, finer split of this partition
-        finer.unlink()
-    return target
 
 
 def read_table(root: Path, table: str, partition: dict[str, str] | None = None) -> pl.DataFrame:
@@ -91,7 +103,7 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
             raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
         _note_read(table, path)
         return _read_parquet(path)
-    files = sorted((lake_dir(root) / table).glob("**/part.parquet"))
+    files = table_files(root, table)
     if not files:
         raise FileNotFoundError(f"table {table!r} has no data under {lake_dir(root)}; materialise it first")
     for f in files:
@@ -112,6 +124,25 @@ class UnreadableFile(ValueError):
     def __init__(self, path: Path, reason: str):
         super().__init__(f"{path} is not a readable Parquet file ({reason}); re-materialise the asset that writes it")
         self.path, self.reason = path, reason
+
+
+class WrongTable(ValueError):
+    """A readable Parquet file in a table's folder that lacks that table's columns (another table's file)."""
+
+
+def check_table_file(path: Path, table: str) -> None:
+    """WrongTable, naming the file and the table, if the Parquet file at `path` lacks a column of `table`'s schema."""
+    schema = TABLE_SCHEMAS.get(table)
+    if schema is None:
+        return
+    try:
+        columns = pl.read_parquet_schema(path)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise UnreadableFile(Path(path), str(exc).strip().splitlines()[0]) from None
+    missing = [name for name in schema if name not in columns]
+    if missing:
+        raise WrongTable(f"{path} is not a file of table {table}: it lacks the columns {missing} (it has "
+                         f"{list(columns)[:8]}); move it out of the lake or re-materialise {table}")
 
 
 def _current_step():

@@ -1,17 +1,19 @@
-"""`jbag sql`: read-only, sandboxed queries over the catalog views.
+"""`jbag sql`'s queries: read-only by construction, over copies of the catalog views.
 
-Read-only by construction, in layers:
+In layers:
 - Each statement is classified by DuckDB's own parser; only SELECT (with DESCRIBE, SHOW, SUMMARIZE, FROM-first)
   and EXPLAIN of a SELECT run. EXPLAIN ANALYZE is refused (it executes its statement), so is everything else,
   and so is a SELECT whose syntax tree holds anything but plain query nodes (DuckDB runs COPY, INSERT, UPDATE
-  and DELETE written inside a WITH clause) or calls a table function outside READING_TABLE_FUNCTIONS. A query
-  whose physical plan (EXPLAIN, which never runs it) holds a writing operator is refused too: a second gate.
+  and DELETE written inside a WITH clause) or calls any function, scalar to table, off the reviewed allowlist of
+  storage/sql_functions.py. A query whose physical plan (EXPLAIN, which never runs it) holds a writing operator
+  is refused too: a second gate.
 - The queries run on an in-memory DuckDB holding copies of the catalog's views (relative lake paths anchored in
   the data directory); the catalog file is read once through a short read-only connection and never attached,
   so neither it nor its WAL is an allowed path.
-- External access is off; the lake is the one allowed directory (DuckDB has no read-only variant of it, hence
-  the parser gate: no statement that runs can write a file). No temp directory, so nothing spills to disk and
-  memory_limit is a hard bound. No extension install/load, no Python replacement scans, configuration locked.
+- External access is off; the lake is the one allowed directory. No temp directory, so nothing spills to disk.
+  No extension install/load, no Python replacement scans, configuration locked.
+- `jbag sql` runs all of this in a child process that cannot change any file and dies at its memory cap
+  (storage/sandbox.py): a write no gate foresaw still fails.
 A query runs in a worker thread; a timeout or Ctrl-C interrupts it through `connection.interrupt()`.
 """
 
@@ -20,7 +22,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 import re
 import sys
@@ -35,6 +36,7 @@ import orjson
 from rapidfuzz import fuzz, process
 
 import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.storage import sql_functions
 from jbag_pipeline.storage.catalog import bind_data_dir, catalog_path
 from jbag_pipeline.storage.render import terminal_lines
 
@@ -43,20 +45,11 @@ DEFAULT_TIMEOUT = 60.0  # seconds per query
 DEFAULT_MAX_ROWS = 1000  # rows shown in table format
 BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
 PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
-# Table functions a query may call: those that only read (an allowlist, so a new side-effecting function stays
-# out). Left out on purpose: query()/query_table() (their SQL is a string no gate can see),
-# json_execute_serialized_sql() (runs a serialized statement), checkpoint(), enable_*/disable_* and friends.
-READING_TABLE_FUNCTIONS = {
-    "read_parquet", "parquet_scan", "read_csv", "read_csv_auto", "read_json", "read_json_auto", "read_ndjson",
-    "read_ndjson_auto", "read_json_objects", "read_json_objects_auto", "read_ndjson_objects", "read_text",
-    "read_blob", "parquet_metadata", "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata",
-    "parquet_full_metadata", "parquet_bloom_probe", "parquet_page_index", "glob", "range", "generate_series",
-    "unnest", "repeat", "repeat_row", "summary", "sniff_csv", "json_each", "json_tree", "histogram",
-    "histogram_values", "icu_calendar_names", "pg_timezone_names", "test_all_types",
-}
-# words of DuckDB physical operator names (COPY_TO_FILE, INSERT, CREATE_TABLE_AS, ...) that change state
-WRITE_OPERATOR_WORDS = {"COPY", "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "EXPORT", "ATTACH", "DETACH", "DROP",
+# words of DuckDB physical operator names (COPY_TO_FILE, INSERT, CREATE_TABLE_AS, ...) that change state; MERGE is
+# not one (PIECEWISE_MERGE_JOIN reads), MERGE_INTO is
+WRITE_OPERATOR_WORDS = {"COPY", "INSERT", "UPDATE", "DELETE", "CREATE", "EXPORT", "ATTACH", "DETACH", "DROP",
                         "ALTER", "VACUUM", "PRAGMA", "TRANSACTION", "LOAD", "SECRET", "SET", "CHECKPOINT"}
+WRITE_OPERATORS = {"MERGE_INTO"}
 _UNKNOWN_TABLE = re.compile(r"Table with name (\S+) does not exist")
 
 
@@ -74,8 +67,10 @@ class Result:
     rows: list[tuple]
 
 
-def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT, warn: bool = True) -> duckdb.DuckDBPyConnection:
     """An in-memory connection holding the views of <root>/jbag.duckdb that reads nothing outside the lake.
+
+    Views that cannot be built (a missing or corrupt file) are left out, named in one line on stderr if `warn`.
 
     Run statements through run_query or stream_query: their parser gate is what keeps writes out (DuckDB's
     allowed directory, the lake, is writable for COPY, which the gate refuses).
@@ -90,11 +85,14 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBP
     })
     try:
         bind_data_dir(con, root)  # the views read the lake beside this catalog, wherever the data directory now is
+        unavailable = []
         for name, view_sql in _catalog_view_sql(path):
             try:
                 con.execute(_anchored_view_sql(con, view_sql, root))
             except duckdb.Error as exc:  # one broken view (a missing or corrupt file) must not hide the others
-                print(f"jbag sql: view {name} is unavailable: {_first_line(exc)}", file=sys.stderr)
+                unavailable.append((name, _first_line(exc)))
+        if unavailable and warn:
+            print(_unavailable_line(unavailable), file=sys.stderr)
         con.execute(f"SET allowed_directories = [{_sql_string(str(lake.lake_dir(root)) + '/')}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
@@ -102,6 +100,15 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBP
         con.close()
         raise
     return con
+
+
+def _unavailable_line(unavailable: list[tuple[str, str]]) -> str:
+    """One line for the views that could not be built (deleting lake/.published breaks all of them at once)."""
+    if len(unavailable) == 1:
+        return f"jbag sql: view {unavailable[0][0]} is unavailable: {unavailable[0][1]}"
+    names = ", ".join(name for name, _ in unavailable[:5]) + (", ..." if len(unavailable) > 5 else "")
+    return (f"jbag sql: {len(unavailable)} views are unavailable ({names}); the first: {unavailable[0][1]} "
+            "(rerun `jbag run` to rebuild the catalog)")
 
 
 def _catalog_view_sql(path: Path) -> list[tuple[str, str]]:
@@ -255,21 +262,15 @@ def _check_plain_query(con: duckdb.DuckDBPyConnection, select: str) -> None:
         kinds = ", ".join(t.removesuffix("_NODE").removesuffix("_QUERY") for t in hidden)
         raise QueryRefused(f"refused: {kinds} inside a query is not allowed "
                            "(jbag sql is read-only: SELECT and EXPLAIN only)")
-    functions = sorted({f for f in _table_functions(tree) if not _reads_only(f)})
-    if functions:
-        raise QueryRefused(f"refused: table function {functions[0]}() is not allowed "
-                           "(jbag sql allows the reading ones: read_parquet, read_csv, glob, range, duckdb_*, ...)")
+    refusal = sql_functions.refused_call(tree, lambda name: _function_exists(con, name))  # scalar to table
+    if refusal:
+        raise QueryRefused(refusal)
     _check_plan(con, select)
 
 
-def _table_functions(tree) -> set[str]:
-    """Lower-cased names of the table functions a serialized query calls, at any depth."""
-    return {str((node.get("function") or {}).get("function_name", "")).lower()
-            for node in _dicts(tree) if node.get("type") == "TABLE_FUNCTION"}
-
-
-def _reads_only(function: str) -> bool:
-    return function in READING_TABLE_FUNCTIONS or function.startswith(("duckdb_", "pragma_"))
+def _function_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return con.execute("SELECT count(*) > 0 FROM duckdb_functions() WHERE lower(function_name) = lower(?)",
+                       [name]).fetchone()[0]
 
 
 def _check_plan(con: duckdb.DuckDBPyConnection, select: str) -> None:
@@ -278,10 +279,20 @@ def _check_plan(con: duckdb.DuckDBPyConnection, select: str) -> None:
         plan = json.loads(con.execute(f"EXPLAIN (FORMAT json) {select}").fetchall()[0][1])
     except duckdb.Error as exc:
         raise QueryRefused(_explain_error(con, exc)) from None
-    writers = sorted({name for name in _operator_names(plan) if WRITE_OPERATOR_WORDS & set(name.split("_"))})
+    writers = sorted({name for name in _operator_names(plan) if _writes(name)})
     if writers:
         raise QueryRefused(f"refused: the query's plan writes ({', '.join(writers)}); "
                            "jbag sql is read-only: SELECT and EXPLAIN only")
+
+
+def _writes(operator: str) -> bool:
+    """Whether a physical operator (COPY_TO_FILE, PIECEWISE_MERGE_JOIN, a table function's scan) changes state."""
+    function = operator.lower()  # a table function's scan carries its name (PRAGMA_TABLE_INFO, CHECKPOINT)
+    if function in sql_functions.ALLOWED:
+        return False
+    if function in sql_functions.REFUSED or operator in WRITE_OPERATORS:
+        return True
+    return bool(WRITE_OPERATOR_WORDS & set(operator.split("_")))
 
 
 def _operator_names(plan) -> list[str]:
@@ -309,7 +320,7 @@ def _explained_text(explain: str) -> str:
     if rest and rest[0][0] == "(":  # an options list: EXPLAIN (FORMAT json) ...
         close = next((i for i, (w, _) in enumerate(rest) if w == ")"), len(rest) - 1)
         options, rest = rest[1:close], rest[close + 1:]
-        if any(w.upper() in ("ANALYZE", "ANALYSE") for w, _ in options):
+        if any(w.strip('"').upper() in ("ANALYZE", "ANALYSE") for w, _ in options):  # also ("analyze")
             raise QueryRefused("refused: EXPLAIN ANALYZE executes its statement; use EXPLAIN without ANALYZE")
     if rest and rest[0][0].upper() in ("ANALYZE", "ANALYSE"):
         raise QueryRefused("refused: EXPLAIN ANALYZE executes its statement; use EXPLAIN without ANALYZE")
@@ -539,30 +550,32 @@ def view_schema(con: duckdb.DuckDBPyConnection, view: str) -> Result:
     return Result(["column", "type"], rows)
 
 
-PROMPT_HELP = """.tables          the views, one a line
-.schema VIEW     columns and types of a view
-.help            this text
-.quit            leave (or Ctrl-D); Ctrl-C cancels a running query"""
+def serve(request: dict) -> int:
+    """Answer one request of `jbag sql` in the sandboxed child (storage/sandbox.py); exit 0, 1, 2 or 130.
 
-
-def run_query_cli(query: str | None, root: Path, fmt: str, timeout: float | None = DEFAULT_TIMEOUT,
-                  max_rows: int = DEFAULT_MAX_ROWS, list_only: bool = False) -> int:
-    """One query (exit 0; 1 with a one-line error on stderr; 130 on Ctrl-C), `--list`, or the interactive prompt."""
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"--timeout must be a positive, finite number of seconds, got {timeout:g}")
-    if max_rows < 0:
-        raise ValueError(f"--max-rows must be 0 (no cap) or more, got {max_rows}")
-    con = open_catalog(root)
+    request: root, memory_limit, warn, timeout, and kind query (query, format, max_rows), list, tables or
+    schema (view).
+    """
+    root, kind, fmt, timeout = Path(request["root"]), request["kind"], request["format"], request["timeout"]
     try:
-        if list_only:
+        con = open_catalog(root, request["memory_limit"], warn=request.get("warn", True))
+    except (QueryRefused, FileNotFoundError) as exc:
+        print(f"jbag sql: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if kind == "query":
+            return _one(lambda: stream_query(con, request["query"], fmt, sys.stdout, timeout, request["max_rows"]))
+        if kind == "list":
             return _one(lambda: _print(list_views(con, timeout), fmt))
-        if query is not None:
-            return _one(lambda: stream_query(con, query, fmt, sys.stdout, timeout, max_rows))
-        return _prompt(con, fmt, timeout, max_rows)
+        if kind == "tables":
+            print("\n".join(catalog_views(con)) or "(no views yet: run `jbag run` first)")
+            return 0
+        return _one(lambda: _print(view_schema(con, request["view"]), fmt))
     finally:
         try:
+            sys.stdout.flush()
             con.close()
-        except duckdb.Error:  # a cancelled worker still holds it (blocked writing output); the process ends anyway
+        except (duckdb.Error, OSError, ValueError):  # a cancelled worker still holds it; the process ends anyway
             pass
 
 
@@ -583,7 +596,7 @@ def _one(action: Callable[[], object]) -> int:
     except KeyboardInterrupt:  # Ctrl-C outside a running query (while writing its output)
         print("jbag sql: cancelled (Ctrl-C)", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as other Unix tools do
+    except BrokenPipeError:  # the reader went away: stop quietly, as other Unix tools do
         _silence_stdout()
         return 0
 
@@ -594,53 +607,6 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):  # stdout without a file descriptor (tests)
         pass
-
-
-def _prompt(con: duckdb.DuckDBPyConnection, fmt: str, timeout: float | None, max_rows: int) -> int:
-    """The interactive prompt; exits 1 when any query of the session failed, else 0."""
-    if hasattr(sys.stdin, "reconfigure"):
-        sys.stdin.reconfigure(errors="surrogateescape")  # a non-UTF-8 byte reaches check_query, which names it
-    print("jbag sql: read-only SQL over the catalog views; end a query with ';', .help for commands, "
-          "quit with .quit or Ctrl-D")
-    buffer: list[str] = []
-    failed = False
-    while True:
-        try:
-            line = input("jbag> " if not buffer else "  ... ")
-        except EOFError:
-            print()
-            return 1 if failed else 0
-        except KeyboardInterrupt:  # Ctrl-C while typing drops the unfinished query
-            print()
-            buffer = []
-            continue
-        command = line.strip()
-        if not buffer and command.startswith("."):
-            if command in (".quit", ".exit"):
-                return 1 if failed else 0
-            failed |= _dot_command(con, command, fmt) == 1
-            continue
-        if not buffer and command in ("quit", "exit"):
-            return 1 if failed else 0
-        buffer.append(line)
-        if line.rstrip().endswith(";"):
-            failed |= _one(lambda: stream_query(con, "\n".join(buffer), fmt, sys.stdout, timeout, max_rows)) == 1
-            buffer = []
-
-
-def _dot_command(con: duckdb.DuckDBPyConnection, command: str, fmt: str) -> int:
-    name, _, arg = command.partition(" ")
-    if name == ".tables":
-        print("\n".join(catalog_views(con)) or "(no views yet: run `jbag run` first)")
-        return 0
-    if name == ".schema" and arg.strip():
-        return _one(lambda: _print(view_schema(con, arg.strip().rstrip(";")), fmt))
-    if name == ".help":
-        print(PROMPT_HELP)
-        return 0
-    print(f"jbag sql: unknown command {command!r}; {'.schema needs a view name; ' if name == '.schema' else ''}"
-          ".help lists the commands", file=sys.stderr)
-    return 1
 
 
 def _sql_string(value: str) -> str:

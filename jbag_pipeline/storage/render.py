@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from decimal import Decimal
 from typing import Callable
 
 import polars as pl
 
 FLOAT_DIGITS = 6  # significant digits of a float in terminal text (readable_float)
+LONG_CELL_CHARS = 40  # an HTML cell longer than this is marked class="long" (prose the page lets wrap)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: the characters a terminal acts on
 
 
 def report_float(value: float) -> str:
@@ -31,13 +34,44 @@ def readable_float(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+MISSING = "–"  # a compact cell with no value (null or NaN)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def compact_rate(value: float | None) -> str:
+    """A rate in [0, 1] to 2 decimals without the leading zero (.72, 1.00), as papers print them."""
+    return MISSING if _missing(value) else f"{value:.2f}".removeprefix("0")
+
+
+def compact_interval(rate: float | None, low: float | None, high: float | None) -> str:
+    """A rate and its interval in one short cell: .72 [.63, .80]."""
+    if _missing(rate):
+        return MISSING
+    return f"{compact_rate(rate)} [{compact_rate(low)}, {compact_rate(high)}]"
+
+
+def compact_p(value: float | None) -> str:
+    """A p-value in at most 5 characters: .04, .003, <.001."""
+    if _missing(value):
+        return MISSING
+    return "<.001" if value < 0.001 else (f"{value:.3f}" if value < 0.01 else f"{value:.2f}").removeprefix("0")
+
+
 def report_cell(value) -> str:
     """A cell of the report and of the asset previews."""
     return report_float(value) if isinstance(value, float) else str(value)
 
 
+def terminal_text(text: str) -> str:
+    """`text` with control characters escaped (\\x1b, \\n): ingested ones could retitle or clear a terminal."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def terminal_cell(value, nested: bool = False) -> str:
-    """A cell of `jbag sql`'s table: NULL shown, floats readable, lists and structs spelled out."""
+    """A cell of `jbag sql`'s table: NULL shown, floats readable, lists and structs spelled out, controls escaped."""
     if value is None:
         return "NULL"
     if isinstance(value, float):
@@ -45,10 +79,10 @@ def terminal_cell(value, nested: bool = False) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(terminal_cell(v, True) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {terminal_cell(v, True)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{terminal_text(str(k))}: {terminal_cell(v, True)}" for k, v in value.items()) + "}"
     if nested and isinstance(value, str):
-        return repr(value)
-    return str(value)
+        return repr(value)  # repr escapes control characters itself
+    return terminal_text(str(value))
 
 
 def _text_frame(df: pl.DataFrame, cell: Callable[[object], str]) -> pl.DataFrame:
@@ -69,12 +103,17 @@ def markdown_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell
         return str(text)
 
 
-def html_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell) -> str:
+def html_table(df: pl.DataFrame, cell: Callable[[object], str] = report_cell, css_class: str = "") -> str:
     """An HTML table of `df`, every header and cell escaped (polars has no public HTML writer)."""
+    attribute = f' class="{html.escape(css_class)}"' if css_class else ""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(v))}</td>" for v in row) + "</tr>"
-                   for row in df.iter_rows())
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    def td(value) -> str:  # a long text cell may wrap (class "long"); the page keeps every other cell on one line
+        text = cell(value)
+        return f'<td class="long">{html.escape(text)}</td>' if len(text) > LONG_CELL_CHARS else \
+            f"<td>{html.escape(text)}</td>"
+
+    body = "".join("<tr>" + "".join(td(v) for v in row) + "</tr>" for row in df.iter_rows())
+    return f"<table{attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def terminal_lines(columns: list[str], rows: list[tuple]) -> list[str]:
@@ -83,12 +122,13 @@ def terminal_lines(columns: list[str], rows: list[tuple]) -> list[str]:
     Takes rows rather than a DataFrame because `jbag sql` streams DuckDB rows, whose columns may share a name.
     """
     cells = [[terminal_cell(v) for v in r] for r in rows]
-    widths = [max([len(str(c))] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    columns = [terminal_text(str(c)) for c in columns]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     numeric = [bool(rows) and all(isinstance(r[i], (int, float, Decimal)) or r[i] is None for r in rows)
                for i in range(len(columns))]
 
     def line(values: list[str]) -> str:
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
 
-    return [line([str(c) for c in columns]), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
+    return [line(columns), "  ".join("-" * w for w in widths)] + [line(c) for c in cells]
 

@@ -62,7 +62,6 @@ EVALUATION_GAMES = {
     "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "seconds": pl.Float64,
 }
 EVALUATION_GAMES_STORED = {c: t for c, t in EVALUATION_GAMES.items() if c != "seconds"}
-STABILITY_GAMES = {**EVALUATION_GAMES_STORED, "half": pl.String}  # evaluation games per half of the self-play games
 EVALUATION_CONTROL = {"game": pl.String, "seat": pl.Int8, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
                       "losses": pl.Int64, "win_rate": pl.Float64, "mean_score": pl.Float64}
 # the statistics columns of a summary row, after its key columns (not a table by itself)
@@ -83,19 +82,30 @@ PAPER_TABLE_2 = {c: EVALUATION_SUMMARY[c] for c in (
     "game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", "win_rate", "win_rate_low",
     "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict", "best_worst_diff")}
 PAPER_TABLE_1 = {"game": pl.String, "rank": pl.Int32, **PAPER_TABLE_2}
-STABILITY_SUMMARY = {
-    "game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String, "half": pl.String, "n": pl.Int64,
-    "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_vs_control": pl.Float64, "verdict": pl.String, "stable": pl.Boolean,
+# per game, share of the self-play games and pair: the overall row against the control (analysis/learning_curve.py);
+# selfplay_agent and budget split the self-play `agents` label: mcts + iterations=10,rollout=20
+LEARNING_CURVE = {
+    "game": pl.String, "share": pl.Float64, "train_games": pl.Int32, "selfplay_agent": pl.String, "budget": pl.String,
+    "pair": pl.String, "n": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64,
+    "win_rate_high": pl.Float64, "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64,
+    "p_value_holm": pl.Float64, "verdict": pl.String,
 }
 VERDICTS = {
     "game": pl.String, "paper_claim": pl.String, "best_pair": pl.String, "pairs_compared": pl.Int32, "n": pl.Int64,
     "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_holm": pl.Float64, "verdict": pl.String, "counters_kept_win_rate": pl.Float64, "stable": pl.Boolean,
-    "caveat": pl.String,
+    "p_value_holm": pl.Float64, "verdict": pl.String, "worst_seat": pl.Int8, "worst_seat_win_rate": pl.Float64,
+    "worst_seat_control_win_rate": pl.Float64, "counters_kept_win_rate": pl.Float64, "decided": pl.Boolean,
+    "curve_note": pl.String, "caveat": pl.String,
 }
 # the authors' published value functions (model/published.py): kind "prototype" rows (seat, token, count, p over the
 # whole prototype) and kind "feature" rows (rank, token)
+# value_function_ablation: the headline pair's value function with one choice changed (analysis/ablation.py)
+VALUE_FUNCTION_ABLATION = {
+    "game": pl.String, "factor": pl.String, "level": pl.String, "is_default": pl.Boolean, "pair": pl.String,
+    "n_features": pl.Int64, "n": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64,
+    "win_rate_high": pl.Float64, "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64,
+    "p_value_holm": pl.Float64, "verdict": pl.String, "p_value_vs_default": pl.Float64,
+}
 PUBLISHED_VALUE_FUNCTIONS = {"game": pl.String, "kind": pl.String, "seat": pl.Int8, "rank": pl.Int32,
                              "token": pl.String, "count": pl.Int64, "p": pl.Float64}
 # their value functions playing in our engines (TAG dialect) against the control, per game and scope; a game that
@@ -161,11 +171,12 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "ingested_classification": CLASSIFICATION, "reference_reproduction": REFERENCE_REPRODUCTION,
     "published_value_functions": PUBLISHED_VALUE_FUNCTIONS, "published_vf_evaluation": PUBLISHED_VF_EVALUATION,
     "ingested_vf_evaluation": INGESTED_VF_EVALUATION,
-    "evaluation_games": EVALUATION_GAMES_STORED, "stability_games": STABILITY_GAMES,
+    "evaluation_games": EVALUATION_GAMES_STORED, "learning_curve": LEARNING_CURVE,
     "evaluation_control": EVALUATION_CONTROL,
     "evaluation_summary": EVALUATION_SUMMARY, "paper_table_1": PAPER_TABLE_1, "paper_table_2": PAPER_TABLE_2,
-    "effect_sizes": EFFECT_SIZES, "stability_summary": STABILITY_SUMMARY,
-    "verdicts": VERDICTS, "token_mappings": {**TOKEN_MAPPINGS, "pair": pl.String},
+    "effect_sizes": EFFECT_SIZES,
+    "verdicts": VERDICTS, "value_function_ablation": VALUE_FUNCTION_ABLATION,
+    "token_mappings": {**TOKEN_MAPPINGS, "pair": pl.String},
     "transfer_results": {**TRANSFER_RESULTS, "pair": pl.String},
     "tictactoe_values": TICTACTOE_VALUES, "tictactoe_compression": TICTACTOE_COMPRESSION,
     "tictactoe_jsonbag": TICTACTOE_JSONBAG,

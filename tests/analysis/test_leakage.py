@@ -10,11 +10,13 @@ from engines import GAMES, load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.leakage import counters_kept, counters_kept_tables, leaky_tokens
+from jbag_pipeline.analysis.ablation import full_tables
+from jbag_pipeline.assets.leakage import counters_kept, leaky_tokens
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.model.value_tables import make_jsonbag_value
-from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS,
-                                            TURN_ORDER_FIELDS, fit_stumps, leaky_tokens_table)
+from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LAST_TURN, LEAKING_TURN_ORDER_FIELDS,
+                                            LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS, TURN_ORDER_FIELDS, fit_stumps,
+                                            leaky_tokens_table)
 from jbag_pipeline.presets import GameRun, get_preset, token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.sampling import sampled_states
@@ -54,14 +56,15 @@ def connect4_tables():
     return games, states, tokenize_states(states), sampled_states(states, games, 0)
 
 
-# the fields the default blacklist drops, per game: the same as the lists leakage.py documents
+# the fields the default blacklist drops, per game: the outcome fields and the leaking turn-order fields that
+# leakage.py documents
 EXPECTED_FIELDS = {
-    "cant_stop": {"gameStatus", "playerResults", "turnCounter", "turnOwner"},
+    "cant_stop": {"gameStatus", "playerResults", "turnCounter"},
     "connect4": {"gameStatus", "playerResults", "winnerCells", "turnCounter", "turnOwner", "moveCount"},
-    "dominion": {"gameStatus", "playerResults", "turnCounter", "turnOwner", "turnPlayer", "roundCounter"},
-    "dots_and_boxes": {"gameStatus", "playerResults", "turnCounter", "turnOwner"},
-    "sea_salt_paper": {"gameStatus", "playerResults", "turnCounter", "turnOwner", "roundCounter", "firstPlayer"},
-    "seven_wonders": {"gameStatus", "playerResults", "turnCounter", "turnOwner"},
+    "dominion": {"gameStatus", "playerResults"},
+    "dots_and_boxes": {"gameStatus", "playerResults"},
+    "sea_salt_paper": {"gameStatus", "playerResults"},
+    "seven_wonders": {"gameStatus", "playerResults"},
     "tictactoe": {"gameStatus", "playerResults", "winnerCells", "turnCounter", "turnOwner", "moveCount"},
 }
 # neighbours a loose substring rule could hit, which must stay
@@ -70,7 +73,38 @@ KEPT_NEIGHBOURS = {"dominion": ("gamePhase", "actionsLeft"), "sea_salt_paper": (
 
 
 def test_every_game_has_documented_fields():
-    assert set(OUTCOME_FIELDS) == set(TURN_ORDER_FIELDS) == set(GAMES)
+    assert set(OUTCOME_FIELDS) == set(TURN_ORDER_FIELDS) == set(LEAKING_TURN_ORDER_FIELDS) == set(GAMES)
+    for game, leaking in LEAKING_TURN_ORDER_FIELDS.items():
+        assert set(leaking) <= set(TURN_ORDER_FIELDS[game]) and all(leaking.values())
+
+
+def _random_matches(name: str, n: int = 30):
+    game = load_game(name)
+    return game.n_players, [play_match(game, [RandomAgent() for _ in range(game.n_players)], seed=s) for s in range(n)]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_last_turn_fields_are_exactly_those_whose_last_value_names_the_winner(game):
+    """LAST_TURN: where a game ends in its winner's turn, the last turnCounter names the winner (mod the seats) in
+    every decided game, and such a game's turnCounter is dropped; where it does not, some random game breaks it."""
+    n_players, records = _random_matches(game)
+    decided = [(r.winner, r.states[-1].doc["turnCounter"]) for r in records if r.winner is not None]
+    offsets = {(turn - winner) % n_players for winner, turn in decided}
+    assert len(decided) >= 5
+    assert (len(offsets) == 1) == (LEAKING_TURN_ORDER_FIELDS[game].get("turnCounter") == LAST_TURN)
+
+
+@pytest.mark.parametrize("game", ["connect4", "tictactoe", "dots_and_boxes"])
+def test_with_two_alternating_seats_the_balance_of_turn_owners_names_the_winner(game):
+    """turnOwner leaks (LAST_TURN) where seat 0 won exactly the games with as many turnOwner-0 as turnOwner-1
+    states: the trajectory bag's counts of those tokens give the winner away."""
+    _, records = _random_matches(game)
+    balanced_wins = set()
+    for record in (r for r in records if r.winner is not None):
+        owners = [state.doc["turnOwner"] for state in record.states]
+        balanced_wins.add((owners.count(0) == owners.count(1), record.winner))
+    leaks = balanced_wins in ({(True, 0), (False, 1)}, {(True, 1), (False, 0)})
+    assert leaks == (LEAKING_TURN_ORDER_FIELDS[game].get("turnOwner") == LAST_TURN)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -86,9 +120,10 @@ def test_each_field_rule_removes_exactly_its_own_top_level_field_on_selfplay_sta
     kept_keys = {_top_key(t) for t in tokens if TokenFilter(blacklist).keeps(t)}
     assert not kept_keys & set(blacklist)
     assert set(KEPT_NEIGHBOURS.get(game, ())) <= kept_keys
-    # the game-agnostic default (the agent's fallback) drops the same tokens on this game's states
+    # the game-agnostic default (the agent's fallback) drops every outcome and turn-order field of this game
+    every_field = (*OUTCOME_FIELDS[game], *TURN_ORDER_FIELDS[game])
     assert [t for t in tokens if TokenFilter(DEFAULT_TOKEN_BLACKLIST).keeps(t)] == \
-        [t for t in tokens if TokenFilter(blacklist).keeps(t)]
+        [t for t in tokens if TokenFilter(every_field).keeps(t)]
     assert set(PRESET.blacklist_for(game, keep_counters=True)) == set(OUTCOME_FIELDS[game])
 
 
@@ -203,16 +238,16 @@ def test_blacklist_removes_turn_order_tokens_from_bags_prototypes_and_random_for
     features = select_features(segmented, games, k=20, n_estimators=10, seed=0).features
     for table in (bags, prototypes, segmented, features):
         assert not _counter_tokens(table["token"])
-    kept_prototypes, kept_features = counters_kept_tables(tokens, sampled, games, blacklist=PRESET.blacklist_for(
+    kept_prototypes, kept_features = full_tables(tokens, sampled, games, blacklist=PRESET.blacklist_for(
         "connect4", keep_counters=True), k=20, n_estimators=10, seed=0)
     assert _counter_tokens(kept_prototypes["token"])
     assert set(kept_prototypes["frequency"]) == {"full"} and set(kept_features["variant"]) == {"full"}
 
 
-def test_counters_kept_tables_are_built_as_winner_prototypes_and_selected_features(connect4_tables):
+def test_full_tables_are_built_as_winner_prototypes_and_selected_features(connect4_tables):
     games, _, tokens, sampled = connect4_tables
     blacklist = PRESET.blacklist_for("connect4", keep_counters=True)
-    prototypes, features = counters_kept_tables(tokens, sampled, games, blacklist=blacklist, k=20, n_estimators=10,
+    prototypes, features = full_tables(tokens, sampled, games, blacklist=blacklist, k=20, n_estimators=10,
                                                 seed=0)
     bags, _ = trajectory_bags_table(tokens, sampled, blacklist)
     expected = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games})

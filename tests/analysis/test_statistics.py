@@ -257,6 +257,22 @@ def test_other_keys_such_as_a_half_column():
         summarise(table, control_rows({("g", 0): (1, 4)}), keys=("half",))
 
 
+def test_the_holm_family_can_be_narrower_than_a_game():
+    table = games_table({("g", "full", v, 0): [1] * wins + [-1] * (20 - wins)
+                         for v, wins in (("none", 2), ("full", 12), ("full_seg", 15))})
+    table = pl.concat([table.with_columns(pl.lit(s).alias("share")) for s in (0.5, 1.0)])
+    keys = ("game", "share", "prototype_frequency", "feature_variant")
+    control = control_rows({("g", 0): (6, 20)})
+    narrow = summarise(table, control, keys=keys, family=("game", "share")).filter(pl.col("scope") == "overall")
+    wide = summarise(table, control, keys=keys).filter(pl.col("scope") == "overall")
+    for share in (0.5, 1.0):
+        family = narrow.filter(pl.col("share") == share)
+        assert family["p_value_holm"].to_list() == pytest.approx(holm(family["p_value_vs_control"].to_list()).tolist())
+    assert (narrow["p_value_holm"] < wide["p_value_holm"]).all()  # three tests paid for instead of six
+    with pytest.raises(ValueError, match="Holm family"):
+        summarise(table, control, keys=keys, family=("game", "half"))
+
+
 def test_summary_rejects_bad_tables_and_a_missing_control():
     control = control_rows({("g", 0): (1, 4)})
     with pytest.raises(ValueError, match="lacks columns"):

@@ -6,6 +6,8 @@ import pytest
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.definitions import ALL_ASSETS, defs
+from jbag_pipeline.model.tokenize import TokenFilter
+from jbag_pipeline.presets import PRESETS
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.cli.runner import materialize_all, plan
 
@@ -62,11 +64,17 @@ def test_smoke_graph_materialises_every_table(smoke_root):
     verdicts = lake.read_table(smoke_root, "verdicts")
     assert sorted(verdicts["game"]) == sorted(GAMES)
     assert set(verdicts["verdict"]) <= {"better", "worse", "no clear difference"}
-    stability = lake.read_table(smoke_root, "stability_summary")
-    assert set(stability["half"]) <= {"a", "b"}
+    curve = lake.read_table(smoke_root, "learning_curve")
+    assert sorted(curve["game"].unique()) == sorted(GAMES) and set(curve["share"]) <= {0.5, 1.0}
+    assert set(verdicts["decided"].drop_nulls()) <= {True, False} and verdicts["curve_note"].is_not_null().all()
     pairs = set(zip(evaluation["prototype_frequency"], evaluation["feature_variant"]))
     assert ("full", "full_counters_kept") in pairs and ("full", "full") in pairs
-    assert not lake.read_table(smoke_root, "selected_features")["token"].str.contains("turnCounter").any()
+    features = lake.read_table(smoke_root, "selected_features")
+    for game in GAMES:  # no selected token of a field the game's default blacklist drops
+        dropped = TokenFilter(PRESETS["smoke"].blacklist_for(game))
+        assert all(dropped.keeps(t) for t in features.filter(pl.col("game") == game)["token"])
+    ablation = lake.read_table(smoke_root, "value_function_ablation")
+    assert sorted(ablation["game"].unique()) == sorted(GAMES) and ablation["is_default"].any()
     effects = lake.read_table(smoke_root, "effect_sizes")
     assert set(effects["factor"]) == {"prototype_frequency", "feature_variant"}
     assert (smoke_root / "jbag.duckdb").exists()

@@ -99,18 +99,19 @@ def test_a_crash_mid_ingest_leaves_whole_files_and_a_rerun_repairs(tmp_path, mon
     first = game_file(tmp_path / "in" / "nim-1.json")
     ingest(root, first)
     second = game_file(tmp_path / "in" / "nim-2.json", n_states=4)
-    real_write = lake.write_table
+    real_write = lake.write_file
+    before = lake_files(root)
 
-    def crash_on_games(df, root_, name, partition=None):
+    def crash_on_games(df, target, name, partition=None):
         if name == "ingested_games":
             raise OSError("killed")
-        return real_write(df, root_, name, partition)
+        return real_write(df, target, name, partition)
 
-    monkeypatch.setattr(lake, "write_table", crash_on_games)
+    monkeypatch.setattr(lake, "write_file", crash_on_games)
     with pytest.raises(OSError, match="killed"):
         ingest(root, first, second)
     monkeypatch.undo()
-    assert table(root, "ingested_games")["game_id"].to_list() == [1]  # the old partition, whole
+    assert lake_files(root) == before  # the staged tokens and states were rolled back with it
     assert not list(lake.lake_dir(root).rglob("*.tmp"))
     ingest(root, first, second)
     games, states = table(root, "ingested_games"), table(root, "ingested_states")

@@ -1,6 +1,7 @@
 """`jbag sql`: read-only and sandboxed; each refusal is one line and a non-zero exit."""
 
 import json
+import shutil
 
 import duckdb
 import orjson
@@ -175,3 +176,12 @@ def test_views_with_paths_relative_to_the_data_dir_answer_from_anywhere(root, tm
     assert capsys.readouterr().out == "g,p\n2,4\n"
     assert cli.main(["sql", "SELECT * FROM sneaky", "--data-dir", str(root)]) == 1  # a view cannot leave the lake
     assert "Permission Error" in capsys.readouterr().err
+
+
+def test_deleting_the_published_links_is_one_line_not_one_per_view(root_with_floats, capsys):
+    shutil.rmtree(catalog.published_dir(root_with_floats))
+    assert cli.main(["sql", "SELECT 42 AS answer", "--format", "csv", "--data-dir", str(root_with_floats)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "answer\n42\n"
+    assert captured.err.startswith("jbag sql: 2 views are unavailable (games, states); the first: ")
+    assert captured.err.count("\n") == 1 and "rerun `jbag run`" in captured.err

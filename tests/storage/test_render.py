@@ -2,8 +2,8 @@
 
 import polars as pl
 
-from jbag_pipeline.storage.render import (html_table, markdown_table, readable_float, report_float,
-                                          terminal_lines)
+from jbag_pipeline.storage.render import (compact_interval, compact_p, compact_rate, html_table, markdown_table,
+                                          readable_float, report_float, terminal_lines)
 
 
 def test_readable_float():
@@ -14,6 +14,13 @@ def test_readable_float():
 def test_report_float_keeps_tiny_p_values_readable():
     assert [report_float(v) for v in (2.6e-05, 0.0005, 0.12345, 0.0, -1e-7, 3.0)] == [
         "2.6e-05", "0.001", "0.123", "0.000", "-1.0e-07", "3.000"]
+
+
+def test_compact_numbers_fit_a_one_line_cell():
+    assert [compact_rate(v) for v in (0.7249, 0.0, 1.0, None, float("nan"))] == [".72", ".00", "1.00", "–", "–"]
+    assert compact_interval(0.72, 0.634, 0.8) == ".72 [.63, .80]" and compact_interval(None, 0.1, 0.2) == "–"
+    assert [compact_p(v) for v in (2.6e-05, 0.001, 0.0042, 0.049, 1.0, None)] == [
+        "<.001", ".001", ".004", ".05", "1.00", "–"]
 
 
 def test_markdown_table_is_aligned_and_escapes_pipes():
@@ -48,3 +55,9 @@ def test_terminal_lines_right_align_numbers_and_spell_out_nested_values():
         "connect4  0.666667  NULL  [1, 'a']",
         "nim             12     3  {k: 'v'}",
     ]
+
+
+def test_html_table_lets_only_long_text_wrap():
+    df = pl.DataFrame({"caveat": ["x" * 41, "x" * 40]})
+    assert html_table(df, css_class="compact").startswith('<table class="compact">')
+    assert html_table(df).count('<td class="long">') == 1

@@ -122,6 +122,14 @@ ATTACKS = [
     ("SELECT * FROM read_blob('~/.bashrc')", "Permission Error"),
     ("SELECT size FROM read_blob('lake/../jbag.duckdb')", "Permission Error"),
     ("SELECT getenv('HOME')", "getenv does not exist"),
+    # scalar functions that take SQL text: planning EXPORT DATABASE creates its directory
+    ("SELECT json_serialize_plan('EXPORT DATABASE ''{new_part}''')", "json_serialize_plan() is not allowed"),
+    ("EXPLAIN SELECT json_serialize_plan('EXPORT DATABASE ''{new_part}''')", "json_serialize_plan() is not allowed"),
+    ("SELECT 1; SELECT main.JSON_SERIALIZE_PLAN('EXPORT DATABASE ''{lake}/d''')", "json_serialize_plan() is not"),
+    ("SELECT json_serialize_sql('SELECT 1')", "json_serialize_sql() is not allowed"),
+    ("SELECT write_log('x')", "write_log() is not allowed"),
+    ("SELECT * FROM read_csv('{part}', store_rejects = true, rejects_table = 'games')", "creates tables in the"),
+    ('EXPLAIN ("analyze") SELECT 1', "EXPLAIN ANALYZE executes its statement"),
     # input no parser should see
     ("SELECT '\udcff'", "not valid UTF-8"),
     ("SELECT 1\x00; COPY games TO 'x.csv'", "NUL byte"),
@@ -135,7 +143,9 @@ def test_at_least_30_attack_forms():
 
 @pytest.mark.parametrize("template, expected", ATTACKS, ids=[a[0][:60] for a in ATTACKS])
 def test_attack_is_refused_and_changes_nothing(root, capsys, template, expected):
-    query = template.format(lake=lake.lake_dir(root), root=root, part=partition(root), catalog=catalog_path(root))
+    new_part = lake.lake_dir(root) / "selfplay_games" / "game=zzz" / "part.parquet"  # a directory, before the fix
+    query = template.format(lake=lake.lake_dir(root), root=root, part=partition(root), catalog=catalog_path(root),
+                            new_part=new_part)
     before = snapshot(root.parent)
     assert cli.main(["sql", query, "--data-dir", str(root)]) == 1
     captured = capsys.readouterr()
@@ -147,13 +157,17 @@ def test_attack_is_refused_and_changes_nothing(root, capsys, template, expected)
 def test_the_plan_gate_alone_refuses_a_hidden_write(root, capsys, monkeypatch):
     """With the syntax-tree gate switched off, the physical plan still shows the write and nothing is written."""
     monkeypatch.setattr(query, "PLAIN_QUERY_NODES", query.PLAIN_QUERY_NODES | {"COPY_QUERY_NODE"})
-    monkeypatch.setattr(query, "READING_TABLE_FUNCTIONS", query.READING_TABLE_FUNCTIONS | {"checkpoint"})
+    monkeypatch.setattr(query.sql_functions, "refused_call", lambda tree, exists: None)
+    con = open_catalog(root)
     before = snapshot(root.parent)
-    for hidden in (f"WITH t AS (COPY (SELECT 1 AS game_id) TO '{partition(root)}' (FORMAT parquet)) SELECT 1",
-                   f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1",
-                   "SELECT * FROM checkpoint()"):
-        assert cli.main(["sql", hidden, "--data-dir", str(root)]) == 1
-        assert "the query's plan writes" in capsys.readouterr().err
+    try:
+        for hidden in (f"WITH t AS (COPY (SELECT 1 AS game_id) TO '{partition(root)}' (FORMAT parquet)) SELECT 1",
+                       f"EXPLAIN WITH t AS (COPY games TO '{lake.lake_dir(root)}/x.csv') SELECT 1",
+                       "SELECT * FROM checkpoint()"):
+            with pytest.raises(QueryRefused, match="the query's plan writes"):
+                run_query(con, hidden)
+    finally:
+        con.close()
     assert snapshot(root.parent) == before
 
 
@@ -271,3 +285,65 @@ def test_non_utf8_bytes_from_argv_and_stdin_give_one_line(root):
                             timeout=60)
     assert prompt.returncode == 1 and b"seven" in prompt.stdout  # the prompt carried on after the bad line
     assert prompt.stderr == b"jbag sql: the query is not valid UTF-8 (undecodable byte at character 9)\n"
+
+
+MEASURED = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, file=sys.stderr); sys.exit(code)")
+
+
+@pytest.mark.parametrize("query, options", [
+    ("SELECT repeat('x', 3000000000) AS s", []),
+    ("SELECT * FROM range(100000000) t(i)", ["--max-rows", "0"]),
+    ("SELECT repeat('x', 1000000) AS s FROM range(100000)", ["--format", "csv"]),
+    ("SELECT repeat('x', 1000000) AS s FROM range(100000)", ["--format", "json"]),
+    ("SELECT list_sort(list(i)) FROM range(400000000) t(i)", []),
+], ids=["repeat", "max-rows-0", "csv", "json", "list_sort"])
+def test_the_memory_cap_holds_for_the_whole_process(root, query, options):
+    """The cases that passed 5 GB under a 2 GB cap: with --memory 300MB each stops near 300 MB, in one line."""
+    command = [sys.executable, "-c", MEASURED, sys.executable, "-m", "jbag_pipeline.cli", "sql", query,
+               "--memory", "300MB", "--data-dir", str(root), *options]
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    *lines, peak = done.stderr.splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "memory cap (--memory)" in lines[0] or "memory_limit" in lines[0]  # the watchdog, or DuckDB's own limit
+    assert int(peak) < 450 * 10**6  # a poll of the child's memory every 20 ms: it stops within a step of the cap
+
+
+def test_bad_memory_sizes_are_one_line_exit_2(root, capsys):
+    for size in ("lots", "10MB", "-1GB", "2 parsecs"):
+        assert cli.main(["sql", "SELECT 1", f"--memory={size}", "--data-dir", str(root)]) == 2
+    assert capsys.readouterr().err.count("--memory must be") == 4
+
+
+def test_plain_reads_are_not_refused(root, capsys):
+    """Inequality and range joins plan a PIECEWISE_MERGE_JOIN; pragma_* table functions are scans, not PRAGMAs."""
+    reads = ["SELECT count(*) AS n FROM games a JOIN games b ON a.game_id < b.game_id",
+             "SELECT count(*) AS n FROM games a JOIN games b ON a.game_id BETWEEN b.game_id - 1 AND b.game_id + 1",
+             "SELECT count(*) AS n FROM games a, games b WHERE a.game_id <> b.game_id AND a.winner >= b.winner",
+             "SELECT count(*) AS n FROM pragma_table_info('games')",
+             "SELECT count(*) AS n FROM pragma_version()", "SELECT count(*) AS n FROM pragma_database_size()",
+             "SELECT count(*) AS n FROM duckdb_functions() WHERE function_name = 'abs'",
+             "SELECT count(*) AS n FROM histogram(games, winner)",
+             "SELECT count(*) AS n FROM (SELECT abs(-1), list_sort([2, 1]), 'a' LIKE 'a%', {'x': 1}.x)"]
+    assert cli.main(["sql", ";".join(reads), "--format", "csv", "--data-dir", str(root)]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out.splitlines()
+    assert out[:6] == ["n", "1", "n", "4", "n", "1"] and out.count("n") == len(reads)
+
+
+def test_control_characters_are_escaped_in_table_output(root, capsys):
+    query = "SELECT chr(27) || ']0;owned' || chr(7) || chr(27) || '[2J' AS \"t\x1b[31m\", {'k\x1b': chr(155)} AS s"
+    assert cli.main(["sql", query, "--data-dir", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "\\x1b]0;owned\\x07\\x1b[2J" in out and "t\\x1b[31m" in out and "k\\x1b" in out
+
+
+def test_the_prompt_refuses_sql_text_functions(root, capsys, monkeypatch):
+    target = lake.lake_dir(root) / "selfplay_games" / "game=zzz" / "part.parquet"
+    lines = iter([f"SELECT json_serialize_plan('EXPORT DATABASE ''{target}''');", ".quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    before = snapshot(root.parent)
+    assert cli.main(["sql", "--data-dir", str(root)]) == 1
+    assert "json_serialize_plan() is not allowed" in capsys.readouterr().err
+    assert snapshot(root.parent) == before and not target.parent.exists()

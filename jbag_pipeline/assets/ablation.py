@@ -1,0 +1,95 @@
+"""The value-function ablation per game: the headline pair with one choice changed, against the control."""
+
+import time
+
+import dagster as dg
+import polars as pl
+
+from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
+from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
+                                             reselected_features)
+from jbag_pipeline.analysis.verdicts import HEADLINE
+from jbag_pipeline.assets.common import game_partitions, preview, read_partition
+from jbag_pipeline.assets.evaluation import game_setup
+from jbag_pipeline.model.tokenize import TokenFilter
+from jbag_pipeline.model.value_tables import make_jsonbag_value
+from jbag_pipeline.presets import game_run
+from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION
+
+
+@dg.asset(group_name="evaluation", partitions_def=game_partitions,
+          deps=["state_tokens", "sampled_states", "segmented_bags", "winner_prototypes", "selected_features"],
+          check_specs=[dg.AssetCheckSpec("default_rows_are_the_headline_pair", asset="value_function_ablation")],
+          description="The headline pair's value function with one choice changed at a time (top_k, normalisation, "
+                      "each turn-order field dropped or kept), each level against the control on the evaluation "
+                      "seeds and against its factor's default level (evaluation_games' headline rows).")
+def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
+                            selfplay_games: pl.DataFrame, evaluation_games: pl.DataFrame,
+                            evaluation_control: pl.DataFrame):
+    game = context.partition_key
+    preset = settings.get_preset()
+    n_players, params = game_setup(selfplay_games)
+    frequency, variant = split_pair(HEADLINE)
+    headline = evaluation_games.filter((pl.col("prototype_frequency") == frequency)
+                                       & (pl.col("feature_variant") == variant))
+    games_per_seat = game_run(preset, game).eval_games_per_seat
+    if headline.is_empty() and games_per_seat > 0:
+        raise ValueError(f"value_function_ablation: evaluation_games has no {HEADLINE} rows for {game!r}; "
+                         f"materialise evaluation_games first")
+    default = HeadlineTables(
+        read_partition(settings, "winner_prototypes", game).filter(pl.col("frequency") == frequency),
+        read_partition(settings, "selected_features", game).filter(pl.col("variant") == variant))
+    builder = _LevelTables(settings, game, selfplay_games, default)
+    started, played = time.perf_counter(), []
+    for level in ablation_levels(preset, game):
+        tables = builder.tables(level)
+        if level.is_default:
+            games = headline  # the default level's games are evaluation_games' headline rows: never replayed
+        else:
+            def value_factory(tables=tables, level=level):
+                return make_jsonbag_value(tables.prototypes, tables.features, frequency, variant, n_players,
+                                          token_filter=TokenFilter(level.blacklist), normalisation=level.normalisation)
+
+            games = play_evaluation(game, params, frequency, variant, value_factory, games_per_seat, preset.seed,
+                                    compute.get_compute())
+        played.append(games.select("game", "seat", "score").with_columns(
+            pl.lit(level.factor).alias("factor"), pl.lit(level.level).alias("level"),
+            pl.lit(level.is_default).alias("is_default"), pl.lit(len(tables.features)).alias("n_features")))
+    seconds = time.perf_counter() - started
+    table = ablation_table(pl.concat(played), evaluation_control, HEADLINE) if played else \
+        pl.DataFrame(schema=VALUE_FUNCTION_ABLATION)
+    yield dg.Output(table, metadata={"seconds": seconds, "levels": len(played), "table": preview(table, 30),
+                                     "headline_games": len(headline)})
+    defaults = table.filter(pl.col("is_default"))
+    yield dg.AssetCheckResult(check_name="default_rows_are_the_headline_pair",
+                              passed=bool((defaults["n"] == len(headline)).all()),
+                              metadata={"headline_games": len(headline)})
+
+
+class _LevelTables:
+    """Builds (and remembers) each level's prototypes and features from this game's lake tables."""
+
+    def __init__(self, settings: JbagSettings, game: str, games: pl.DataFrame, default: HeadlineTables):
+        self.settings, self.game, self.games, self.default = settings, game, games, default
+        self.preset = settings.get_preset()
+        self._built: dict[tuple, HeadlineTables] = {}
+        self._tokens: tuple[pl.DataFrame, pl.DataFrame] | None = None
+
+    def tables(self, level: Level) -> HeadlineTables:
+        preset, key = self.preset, (level.blacklist, level.k)
+        if key == (preset.blacklist_for(self.game), preset.top_k):
+            return self.default
+        if key not in self._built:
+            if level.blacklist == preset.blacklist_for(self.game):  # the same bags, another k
+                features = reselected_features(read_partition(self.settings, "segmented_bags", self.game), self.games,
+                                               k=level.k, n_estimators=preset.rf_trees, seed=preset.seed)
+                self._built[key] = HeadlineTables(self.default.prototypes, features)
+            else:
+                if self._tokens is None:  # read once, only when some level needs another blacklist
+                    self._tokens = tuple(read_partition(self.settings, table, self.game)
+                                         for table in ("state_tokens", "sampled_states"))
+                self._built[key] = full_tables(
+                    *self._tokens, self.games, blacklist=level.blacklist, k=level.k, n_estimators=preset.rf_trees,
+                    seed=preset.seed, memory_limit=preset.duckdb_memory_limit)
+        return self._built[key]
