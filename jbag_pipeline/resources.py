@@ -50,15 +50,17 @@ def settings_from_env() -> JbagSettings:
 class JbagCompute(dg.ConfigurableResource):
     """Where batches of independent games run: backend inline (this process), local (processes on every core,
     or `workers` of them) or dask (a Dask cluster at `scheduler`, tcp://HOST:PORT; `workers`: wait for that
-    many). Set in run config (resources.compute.config), else JBAG_COMPUTE / JBAG_SCHEDULER / JBAG_WORKERS.
+    many; `scheduler_timeout`: seconds it has to answer). Set in run config (resources.compute.config), else
+    JBAG_COMPUTE / JBAG_SCHEDULER / JBAG_WORKERS / JBAG_SCHEDULER_TIMEOUT.
     """
 
     backend: str = "local"
     scheduler: str | None = None
     workers: int | None = None
+    scheduler_timeout: float | None = None
 
     def get_compute(self) -> Compute:
-        return make_compute(self.backend, self.scheduler, self.workers)
+        return make_compute(self.backend, self.scheduler, self.workers, self.scheduler_timeout)
 
 
 def compute_from_env() -> JbagCompute:

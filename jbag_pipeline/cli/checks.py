@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from jbag_pipeline.compute.backends import ComputeError
+from jbag_pipeline.compute.backends import MAX_WORKERS, ComputeError, check_timeout
 from jbag_pipeline.seeds import MAX_SEED
 from jbag_pipeline.storage.lake import UnreadableFile
 
@@ -42,21 +42,32 @@ def seed(text: str) -> int:
 
 
 def positive_int(text: str) -> int:
-    """argparse type of --workers: an integer >= 1."""
+    """argparse type of --workers: an integer in 1..MAX_WORKERS."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is not a positive number of workers")
+    if value > MAX_WORKERS:
+        shown = text if len(text) <= 20 else f"{text[:8]}...({len(text)} digits)"
+        raise argparse.ArgumentTypeError(f"{shown} is more than {MAX_WORKERS} workers")
     return value
 
 
-def compute_choice(backend: str | None, scheduler: str | None,
-                   workers: int | None) -> tuple[str, str | None, int | None]:
+def seconds(text: str) -> float:
+    """argparse type of --scheduler-timeout: positive, finite seconds."""
+    try:
+        return check_timeout(text, "seconds")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("seconds: ")) from None
+
+
+def compute_choice(backend: str | None, scheduler: str | None, workers: int | None,
+                   timeout: float | None = None) -> tuple[str, str | None, int | None]:
     """(backend, scheduler, workers) of `jbag run`, JBAG_COMPUTE / JBAG_SCHEDULER / JBAG_WORKERS filling what the
-    flags leave out; refuses an unknown backend, --scheduler without dask and a scheduler that cannot be reached,
-    each in one line."""
+    flags leave out; refuses an unknown backend, --scheduler without dask and a scheduler that cannot be reached
+    or does not answer within `timeout` seconds (default: JBAG_SCHEDULER_TIMEOUT, else 30), each in one line."""
     from jbag_pipeline.compute import make_compute
 
     backend = backend or os.environ.get("JBAG_COMPUTE") or "local"
@@ -70,7 +81,7 @@ def compute_choice(backend: str | None, scheduler: str | None,
     if backend == "dask":
         scheduler = scheduler or os.environ.get("JBAG_SCHEDULER")
     try:
-        compute = make_compute(backend, scheduler, workers)
+        compute = make_compute(backend, scheduler, workers, timeout)
         if backend == "dask":
             compute.client()  # reach the scheduler now, before Dagster starts
     except ValueError as exc:

@@ -23,7 +23,8 @@ def cmd_run(args) -> int:
     games = cli_checks.names("--games", args.games, sorted(GAMES), "game")
     root = lake.data_dir(args.data_dir)
     cli_checks.check_data_dir(root, must_exist=False)
-    backend, scheduler, workers = cli_checks.compute_choice(args.compute, args.scheduler, args.workers)
+    backend, scheduler, workers = cli_checks.compute_choice(args.compute, args.scheduler, args.workers,
+                                                            args.scheduler_timeout)
     if backend == "local":
         from jbag_pipeline.compute import LocalCompute
 
@@ -35,7 +36,8 @@ def cmd_run(args) -> int:
     from jbag_pipeline.cli.runner import dagster_instance, fail_orphaned_runs, materialize_all
 
     settings = JbagSettings(preset=reference, seed=args.seed, data_dir=str(root))
-    compute = JbagCompute(backend=backend, scheduler=scheduler, workers=workers)
+    compute = JbagCompute(backend=backend, scheduler=scheduler, workers=workers,
+                          scheduler_timeout=args.scheduler_timeout)
     source = f" (file {reference})" if is_preset_file(reference) else ""
     print(f"jbag run: preset {preset.name}{source}, seed {preset.seed}, data in {root}, games on "
           f"{compute.get_compute().describe()}")
@@ -48,9 +50,12 @@ def cmd_run(args) -> int:
 
     console = Console()  # not a terminal (CI, a log, a test): plain lines, no bars and no control characters
     display = LiveProgress(console) if console.is_terminal else None
+    from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
+
     start = time.perf_counter()
-    results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
-                              display=display)
+    with event_log_failures_summed():  # a full disk: one line per Dagster log record otherwise
+        results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
+                                  display=display)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
     console.print(summary_table(results))
     report = root / "report" / "index.html"
@@ -142,7 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "core) | dask (a Dask cluster; needs --scheduler) (default: JBAG_COMPUTE, else local)")
     run.add_argument("--scheduler", help="the Dask scheduler, tcp://HOST:PORT (default: JBAG_SCHEDULER)")
     run.add_argument("--workers", type=cli_checks.positive_int,
-                     help="local: worker processes (default: every core); dask: wait until this many workers joined")
+                     help="local: worker processes (default: every core); dask: wait until this many workers joined"
+                     " (at most 1024)")
+    run.add_argument("--scheduler-timeout", type=cli_checks.seconds, metavar="SECONDS",
+                     help="seconds the Dask scheduler has to answer (default: JBAG_SCHEDULER_TIMEOUT, else 30)")
     run.set_defaults(func=cmd_run)
     sql = sub.add_parser("sql", help="read-only SQL over the catalog views; no query = interactive prompt")
     sql.add_argument("query", nargs="?")

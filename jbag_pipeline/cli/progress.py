@@ -76,6 +76,25 @@ def step_label(index: int, steps: int, assets: list[str], partition: str | None)
     return f"[{index}/{steps}] {', '.join(assets)}" + (f"  ({partition})" if partition else "")
 
 
+LOG_LINE_LIMIT = 160  # characters of a plain progress line (a log, CI)
+
+
+def group_label(assets: list[str], groups: dict[str, str]) -> str:
+    """The asset groups of a step's assets, each once, in the order of `groups` (the definitions' order: the
+    pipeline's, 'selfplay, model, evaluation'); an asset of no known group stands for itself, last."""
+    rank = {group: i for i, group in enumerate(dict.fromkeys(groups.values()))}
+    named = dict.fromkeys(groups.get(asset, asset) for asset in assets)
+    return ", ".join(sorted(named, key=lambda group: rank.get(group, len(rank))))
+
+
+def fit(text: str, tail: str = "", limit: int = LOG_LINE_LIMIT) -> str:
+    """`text` + `tail` in at most `limit` characters: `text` cut (ending in '...') to leave `tail` whole."""
+    if len(text) + len(tail) <= limit:
+        return text + tail
+    room = max(0, limit - len(tail) - 3)
+    return (text[:room] + "..." + tail)[:limit]
+
+
 @dataclass
 class RunningStep:
     """A step that has started and not finished: when, and its games so far."""
@@ -144,22 +163,27 @@ class RunProgress:
 
 
 class PlainProgress(RunProgress):
-    """One plain line per step as it ends (no bars, no control characters): for logs, CI and tests."""
+    """One plain line per step as it ends, of at most LOG_LINE_LIMIT characters (no bars, no control characters):
+    the step's asset groups (`groups`: asset -> group; else the asset names), partition, seconds, games and the
+    run's ETA. For logs, CI and tests; the rows written are in the summary table."""
 
-    def __init__(self, emit=print, clock=time.perf_counter):
+    def __init__(self, emit=print, clock=time.perf_counter, groups: dict[str, str] | None = None):
         super().__init__(clock)
-        self.emit = emit
+        self.emit, self.groups = emit, groups or {}
 
     def run_started(self, steps, headline, parallel=1, parallel_steps=0):
         super().run_started(steps, headline, parallel, parallel_steps)
-        self.emit(headline)
+        self.emit(fit(headline))
 
     def step_done(self, index, result):
         super().step_done(index, result)
+        # the partition may be long (the ingested games rebuilt): its own share of the line
+        details = ([fit(result.partition, limit=60)] if result.partition else []) + \
+            ([f"{len(result.assets)} assets"] if len(result.assets) > 1 else [])
+        where = f"  ({', '.join(details)})" if details else ""
         games = f"; games: {result.games}" if result.games else ""
-        rows = f"; rows: {result.rows}" if result.rows else ""
-        self.emit(f"{step_label(index, self.steps, result.assets, result.partition)}: done in {result.seconds:.1f}s"
-                  f"{games}; run {format_eta(self.run_eta())}{rows}")
+        tail = f"{where}: done in {result.seconds:.1f}s{games}; run {format_eta(self.run_eta())}"
+        self.emit(fit(f"[{index}/{self.steps}] {group_label(result.assets, self.groups)}", tail))
 
 
 class EtaColumn(ProgressColumn):

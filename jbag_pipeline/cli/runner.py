@@ -9,6 +9,7 @@ partitions definition.
 
 from __future__ import annotations
 
+import graphlib
 import multiprocessing
 import os
 import queue
@@ -18,6 +19,7 @@ import time
 import uuid
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.managers import SyncManager
 from pathlib import Path
 
 import dagster as dg
@@ -25,7 +27,9 @@ import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
+from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games
+from jbag_pipeline.compute.lifeline import bind_to_owner, owner_token
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 
@@ -37,6 +41,21 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 def asset_names(assets_defs) -> list[str]:
     return [key.to_user_string() for a in assets_defs for key in a.keys]
+
+
+def asset_groups(assets_defs) -> dict[str, str]:
+    """Each asset's group name (Dagster's group_name), for the progress lines; the groups in pipeline order (by
+    the deepest of their assets in the asset graph: selfplay, model, selection, leakage, evaluation)."""
+    groups = {key: group for a in assets_defs for key, group in a.group_names_by_key.items()}
+    deps = {key: {dep for dep in found if dep in groups} for a in assets_defs for key, found in a.asset_deps.items()}
+    depth: dict = {}
+    for key in graphlib.TopologicalSorter(deps).static_order():
+        depth[key] = 1 + max((depth[dep] for dep in deps.get(key, ())), default=-1)
+    group_depth: dict[str, int] = {}
+    for key, group in groups.items():
+        group_depth[group] = max(group_depth.get(group, 0), depth.get(key, 0))
+    return {key.to_user_string(): groups[key]
+            for key in sorted(groups, key=lambda k: (group_depth[groups[k]], groups[k], k.to_user_string()))}
 
 
 def _game_of(partition_key: str) -> str:
@@ -128,7 +147,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     resources = lake_resources(settings, compute)
     steps = plan(assets_defs, select, games)
     run_id = run_id or new_run_id()
-    display = display or PlainProgress(progress)
+    display = display or PlainProgress(progress, groups=asset_groups(assets_defs))
     per_game = any(partition is CHANGED_INGESTED_GAMES for _, partition in steps)
     runs = f"{len(steps) - 1} Dagster runs and one per changed ingested game" if per_game else \
         f"{len(steps)} Dagster runs"
@@ -195,7 +214,10 @@ def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, in
     reach `display` through a queue. After a failure, runs not started are cancelled, those running finish, and
     the first error is raised."""
     home, fields = str(instance.root_directory), settings_fields(settings)
-    with multiprocessing.get_context("spawn").Manager() as manager:  # spawn: never fork this threaded process
+    # spawn: never fork this threaded process; the manager's process dies with this one, as the workers do
+    manager = SyncManager(ctx=multiprocessing.get_context("spawn"))
+    manager.start(bind_to_owner, owner_token())
+    with manager:
         events = manager.Queue()
         futures = {local.submit(_game_run, keys, partition, fields, home,
                                 {RUN_TAG: run_id, STEP_TAG: f"{i}/{total}"}, i, events): i
@@ -262,7 +284,8 @@ def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict,
     events.put(("started", index))
     start = time.perf_counter()
     try:
-        with watching_games(lambda done, added: events.put(("games", index, done, added))):
+        with event_log_failures_summed(), \
+                watching_games(lambda done, added: events.put(("games", index, done, added))):
             outcome = dg.materialize(ALL_ASSETS, selection=keys, partition_key=partition, run_config=QUIET,
                                      resources=lake_resources(settings, JbagCompute(backend="inline")),
                                      instance=dg.DagsterInstance.get(), tags={**process_tag(), **tags},

@@ -14,10 +14,11 @@ import os
 import re
 import socket
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
+from jbag_pipeline.compute.lifeline import bind_to_owner, owner_token
 from jbag_pipeline.compute.progress import report_games
 
 ChunkDone = Callable[[int], None]  # called with a chunk's index as its results arrive, in the calling process
@@ -25,7 +26,9 @@ ChunkDone = Callable[[int], None]  # called with a chunk's index as its results 
 BACKENDS = ("inline", "local", "dask")
 TASKS_PER_WORKER = 4  # chunks per worker: small enough to balance games of unequal length, few enough to be cheap
 DASK_RETRIES = 2  # a task whose code raised is tried again this often; a lost worker's tasks are rescheduled anyway
-CONNECT_TIMEOUT = 10.0  # seconds to reach a Dask scheduler
+CONNECT_TIMEOUT = 30.0  # seconds a Dask scheduler has to answer (default of --scheduler-timeout)
+TIMEOUT_ENV = "JBAG_SCHEDULER_TIMEOUT"
+MAX_WORKERS = 1024  # local processes, or Dask workers to wait for: more is a typo, refused before anything starts
 _ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9a-fA-F:]+\]|[^:/\s]+):(\d{1,5})$")
 
 
@@ -86,9 +89,10 @@ def _start_method() -> str:
 
 # what unpickling the batches' tasks imports in a worker: seconds of it (scikit-learn, scipy and polars through
 # jbag_pipeline.presets). The forkserver imports it once and every worker forks from it ready, instead of each
-# worker importing it again at its first task.
-WORKER_PRELOAD = ["jbag_pipeline.agents.selfplay", "jbag_pipeline.agents.evaluation",
-                  "jbag_pipeline.definitions", "jbag_pipeline.cli.runner"]  # the games' Dagster runs (cli.runner)
+# worker importing it again at its first task. forkserver_watch comes first: the forkserver dies with this process.
+WORKER_PRELOAD = ["jbag_pipeline.compute.forkserver_watch", "jbag_pipeline.agents.selfplay",
+                  "jbag_pipeline.agents.evaluation", "jbag_pipeline.definitions",
+                  "jbag_pipeline.cli.runner"]  # the games' Dagster runs (cli.runner)
 
 
 def _context():
@@ -108,15 +112,16 @@ class LocalCompute(Compute):
     name = "local"
 
     def __init__(self, workers: int | None = None):
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise ValueError(f"compute local: workers must be a positive integer, got {workers!r}")
+        check_workers("local", workers)
         self.workers = workers or _cpu_count()
 
     def _pool(self) -> ProcessPoolExecutor:
         with _POOLS_LOCK:
             pool = _POOLS.get(self.workers)
             if pool is None:
-                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=_context())
+                # each worker dies with this process (a killed `jbag run` leaves no worker playing on)
+                pool = _POOLS[self.workers] = ProcessPoolExecutor(self.workers, mp_context=_context(),
+                                                                  initializer=bind_to_owner, initargs=owner_token())
             return pool
 
     def start(self) -> None:
@@ -125,8 +130,15 @@ class LocalCompute(Compute):
         if self.workers > 1 and _start_method() == "forkserver":
             from multiprocessing import forkserver
 
-            _context()
-            forkserver.ensure_running()
+            from jbag_pipeline.compute.forkserver_watch import DEATHSIG_ENV
+
+            if threading.current_thread() is threading.main_thread():
+                os.environ[DEATHSIG_ENV] = "1"  # the forkserver dies with this process, killed by the kernel
+            try:
+                _context()
+                forkserver.ensure_running()
+            finally:  # read by the forkserver as it starts: no later process inherits it
+                os.environ.pop(DEATHSIG_ENV, None)
 
     def submit(self, fn, *args) -> Future:
         """fn(*args) in one of the workers: a task bigger than a chunk (a whole Dagster run of one game)."""
@@ -158,6 +170,34 @@ class LocalCompute(Compute):
         return f"local ({self.workers} processes)"
 
 
+def check_workers(backend: str, workers) -> None:
+    """ValueError in one line unless `workers` is None or an integer in 1..MAX_WORKERS."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"compute {backend}: workers must be a positive integer, got {workers!r}")
+    if workers is not None and workers > MAX_WORKERS:
+        raise ValueError(f"compute {backend}: {workers} workers is more than {MAX_WORKERS}")
+
+
+def check_timeout(timeout, what: str = "scheduler timeout") -> float:
+    """`timeout` as positive, finite seconds; ValueError in one line naming `what` else."""
+    try:
+        seconds = float(timeout)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: {timeout!r} is not a number of seconds") from None
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"{what}: {timeout!r} is not a positive, finite number of seconds")
+    return seconds
+
+
+def scheduler_timeout(timeout: float | None = None) -> float:
+    """Seconds a Dask scheduler has to answer: `timeout`, else JBAG_SCHEDULER_TIMEOUT, else CONNECT_TIMEOUT."""
+    if timeout is not None:
+        return check_timeout(timeout)
+    if os.environ.get(TIMEOUT_ENV):
+        return check_timeout(os.environ[TIMEOUT_ENV], TIMEOUT_ENV)
+    return CONNECT_TIMEOUT
+
+
 def check_scheduler_address(address: str) -> tuple[str, int]:
     """(host, port) of a scheduler address 'tcp://HOST:PORT' (or tls://); ValueError naming the address else."""
     found = _ADDRESS.match(address or "")
@@ -175,6 +215,44 @@ def _reachable(address: str, timeout: float) -> None:
                          f"({exc.strerror or exc}); start it (dask scheduler) or fix --scheduler") from None
 
 
+def _identify(address: str, timeout: float) -> None:
+    """Ask `address` who it is (Dask's identity call) within `timeout` seconds; ValueError in one line unless a
+    Dask scheduler answers. Client() itself waits for ever on a server that reads the handshake and says
+    nothing (an HTTP server, say)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def ask_in_time():
+        return await asyncio.wait_for(ask(), timeout)
+
+    with ThreadPoolExecutor(1) as thread:  # a loop of its own, even when the caller's thread runs one
+        try:
+            reply = thread.submit(asyncio.run, ask_in_time()).result()
+        except (TimeoutError, asyncio.TimeoutError):
+            raise ValueError(f"compute dask: {address} did not answer as a Dask scheduler within {timeout:g}s; is "
+                             f"it the scheduler's port (not its dashboard's)? fix --scheduler, or raise "
+                             f"--scheduler-timeout") from None
+        except Exception as exc:  # noqa: BLE001 - a reply that is not Dask's protocol fails in any way
+            reply = f"{type(exc).__name__}: {_first_line(str(exc))}"
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        what = reply if isinstance(reply, str) else f"it says it is {str(reply)[:80]!r}"
+        raise ValueError(f"compute dask: {address} is not a Dask scheduler ({what}); fix --scheduler")
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
 _CLIENTS: dict[str, object] = {}
 _CLIENTS_LOCK = threading.Lock()
 
@@ -190,12 +268,10 @@ class DaskCompute(Compute):
 
     name = "dask"
 
-    def __init__(self, scheduler: str, min_workers: int | None = None, timeout: float = CONNECT_TIMEOUT):
+    def __init__(self, scheduler: str, min_workers: int | None = None, timeout: float | None = None):
         check_scheduler_address(scheduler)
-        if min_workers is not None and (isinstance(min_workers, bool) or not isinstance(min_workers, int)
-                                        or min_workers < 1):
-            raise ValueError(f"compute dask: workers must be a positive integer, got {min_workers!r}")
-        self.scheduler, self.min_workers, self.timeout = scheduler, min_workers, timeout
+        check_workers("dask", min_workers)
+        self.scheduler, self.min_workers, self.timeout = scheduler, min_workers, scheduler_timeout(timeout)
 
     def client(self):
         """The (cached) client of this scheduler; raises ValueError in one line when it cannot be reached."""
@@ -209,6 +285,7 @@ class DaskCompute(Compute):
             except ImportError:
                 raise ValueError("compute dask: the distributed package is missing; "
                                  "pip install -e '.[dask]'") from None
+            _identify(self.scheduler, self.timeout)
             try:
                 client = Client(self.scheduler, timeout=self.timeout, set_as_default=False)
             except (OSError, TimeoutError) as exc:
@@ -264,9 +341,11 @@ class DaskCompute(Compute):
         return f"dask ({self.scheduler})"
 
 
-def make_compute(backend: str = "local", scheduler: str | None = None, workers: int | None = None) -> Compute:
+def make_compute(backend: str = "local", scheduler: str | None = None, workers: int | None = None,
+                 timeout: float | None = None) -> Compute:
     """The backend named `backend`; scheduler only for dask (required there), workers = processes (local) or
-    workers to wait for (dask). Bad combinations raise ValueError in one line."""
+    workers to wait for (dask), timeout = seconds the scheduler has to answer (dask; see scheduler_timeout). Bad
+    combinations raise ValueError in one line."""
     if backend not in BACKENDS:
         raise ValueError(f"compute: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
@@ -274,7 +353,7 @@ def make_compute(backend: str = "local", scheduler: str | None = None, workers: 
     if backend == "dask":
         if not scheduler:
             raise ValueError("compute dask: needs a scheduler address (--scheduler tcp://HOST:PORT)")
-        return DaskCompute(scheduler, workers)
+        return DaskCompute(scheduler, workers, timeout)
     if backend == "inline":
         if workers not in (None, 1):
             raise ValueError(f"compute inline: runs in this process; workers={workers} needs --compute local")

@@ -2,7 +2,8 @@
 
 Layout: <data_dir>/lake/<table>/game=<game>/part.parquet (or <table>/all/part.parquet when unpartitioned).
 A write goes to a temporary file in the same folder and is renamed over the old one, so readers see the
-old partition or the new one, never half of either. Files are created 0666 less the umask (as any tool's
+old partition or the new one, never half of either. A worker process whose `jbag run` is gone writes nothing
+(compute/lifeline.py). Files are created 0666 less the umask (as any tool's
 output), not mkstemp's 0600, so the group can read a shared lake.
 
 A file written inside a Dagster step carries its lineage in its Parquet key-value metadata: per game, the
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
+from jbag_pipeline.compute.lifeline import refuse_if_orphaned
 from jbag_pipeline.storage.schemas import TABLE_SCHEMAS
 
 DEFAULT_DATA_DIR = "data"
@@ -76,6 +78,7 @@ def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, s
 def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, str] | None = None) -> None:
     """Write `df` to `target` as a lake file of `table` (with its lineage), atomically: a temporary file in the same
     folder, fsynced, renamed over `target`."""
+    refuse_if_orphaned(str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as for any new file
@@ -85,6 +88,7 @@ def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, 
         df.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        refuse_if_orphaned(str(target))  # the write took a while: the run may have been killed meanwhile
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

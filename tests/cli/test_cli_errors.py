@@ -35,6 +35,10 @@ BAD_ARGUMENTS = [
     (["run", "--preset", "smoke", "--compute", "dask", "--scheduler", "tcp://127.0.0.1:1"],
      "cannot reach the Dask scheduler at tcp://127.0.0.1:1"),
     (["run", "--preset", "smoke", "--workers", "0"], "not a positive number of workers"),
+    (["run", "--preset", "smoke", "--workers", str(10**30)], "10000000...(31 digits) is more than 1024 workers"),
+    (["run", "--preset", "smoke", "--compute", "dask", "--workers", "1025", "--scheduler", "tcp://127.0.0.1:1"],
+     "1025 is more than 1024 workers"),
+    (["run", "--preset", "smoke", "--scheduler-timeout", "0"], "not a positive, finite number of seconds"),
     (["report"], "does not exist"),
     (["ingest", "game.json"], "unknown preset 'bad'"),
 ]
@@ -206,3 +210,40 @@ def test_error_line_of_foreign_errors():
     inner = OSError(errno.ENOSPC, "No space left on device")
     cycle.__context__, inner.__context__ = inner, cycle  # Dagster re-raises with cyclic contexts
     assert cli_checks.error_line(cycle, Path("/d")).startswith("no space left on the device of data directory /d")
+
+
+def test_dagster_event_log_failures_are_summed_in_one_warning_line(capsys):
+    from jbag_pipeline.cli.stderr_filter import EVENT_LOG_FAILURE, event_log_failures_summed
+
+    with event_log_failures_summed():
+        for _ in range(5):
+            sys.stderr.write(f"{EVENT_LOG_FAILURE}(sqlite3.OperationalError) database or disk is full\n"
+                             "(Background on this error at: https://sqlalche.me/e/21/e3q8)\n")
+        sys.stderr.write("another line\n")
+    assert capsys.readouterr().err == ("another line\njbag run: warning: 5 Dagster log record(s) could not be stored "
+                                       "in its event log ((sqlite3.OperationalError) database or disk is full)\n")
+    with pytest.raises(OSError), event_log_failures_summed():  # a failed run: its error line says why
+        sys.stderr.write(f"{EVENT_LOG_FAILURE}disk is full\n")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_full_disk_on_a_fresh_run_is_one_line_naming_the_data_directory(tmp_path):
+    # 1 MB fills while the catalog is written, after Dagster failed to store some of its log records (each of
+    # which was two more stderr lines)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        done = subprocess.run([sys.executable, "-m", "jbag_pipeline.cli", *TINY_RUN, "--compute", "inline",
+                               "--data-dir", str(disk / "data")], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "PYTHONPATH": str(REPO),
+                                                "DAGSTER_HOME": str(disk / "data" / "dagster_home")})
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+    assert done.returncode == 2
+    assert done.stderr == (f"jbag run: error: no space left on the device of data directory {disk / 'data'}; "
+                           "free some space and rerun\n")

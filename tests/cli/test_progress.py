@@ -66,11 +66,32 @@ def test_plain_progress_is_one_line_per_step_with_the_run_eta():
     display.step_started(3, ["catalog"], None)
     display.step_done(3, StepResult(["catalog"], None, 3.0, {}))
     assert lines == ["3 Dagster runs",
-                     "[1/3] selfplay_games, selfplay_states  (connect4): done in 20.0s; games: 10; run ETA 40s; "
-                     "rows: {'selfplay_games': 10}",
-                     "[2/3] selfplay_games, selfplay_states  (tictactoe): done in 10.0s; games: 10; run ETA 15s",
+                     "[1/3] selfplay_games, selfplay_states  (connect4, 2 assets): done in 20.0s; games: 10; "
+                     "run ETA 40s",
+                     "[2/3] selfplay_games, selfplay_states  (tictactoe, 2 assets): done in 10.0s; games: 10; "
+                     "run ETA 15s",
                      "[3/3] catalog: done in 3.0s; run ETA 0s"]
     assert [float(s) for s in STEP_DONE.findall("\n".join(lines))] == [20.0, 10.0, 3.0]  # bench_pipeline reads them
+
+
+def test_plain_progress_lines_name_the_groups_and_fit_160_characters():
+    lines = []
+    assets = [f"asset_number_{i}" for i in range(40)]
+    groups = {asset: ("selfplay", "model", "evaluation")[i % 3] for i, asset in enumerate(assets)}
+    display = PlainProgress(lines.append, Clock(), groups=groups)
+    long_partition = "games rebuilt: " + ", ".join(f"game_{i}" for i in range(50))
+    display.run_started([assets, assets, ["catalog"], assets[:1]], "x" * 300)
+    display.step_done(1, StepResult(assets, "connect4", 20.0, {a: 10**9 for a in assets}, games=400))
+    display.step_done(2, StepResult(assets, long_partition, 2.0, {}))
+    display.step_done(3, StepResult(["catalog"], None, 1.0, {"catalog": 12}))
+    display.step_done(4, StepResult(assets[:1], None, 1.0, {}))
+    assert all(len(line) <= 160 for line in lines), [len(line) for line in lines]
+    assert re.fullmatch(r"\[1/4\] selfplay, model, evaluation  \(connect4, 40 assets\): done in 20\.0s; "
+                        r"games: 400; run ETA \S+", lines[1]), lines[1]
+    assert re.fullmatch(r"\[2/4\] selfplay, model, evaluation  \(games rebuilt: game_0, .*\.\.\., 40 assets\): "
+                        r"done in 2\.0s; run ETA \S+", lines[2]), lines[2]
+    assert lines[3].startswith("[3/4] catalog: done in 1.0s; run ETA ") and lines[4].startswith("[4/4] selfplay: ")
+    assert lines[0].endswith("...") and "rows" not in "".join(lines)  # the rows are in the summary table
 
 
 def test_live_progress_lines_fit_the_terminal():
@@ -138,9 +159,9 @@ def test_jbag_run_prints_plain_lines_and_the_summary_when_stdout_is_no_terminal(
     steps = [line for line in lines if line.startswith("[")]
     assert len(steps) == 2 and len(STEP_DONE.findall(out)) == 2
     # one op writes both tables: Dagster gives its keys in either order
-    assert re.fullmatch(r"\[1/2\] (selfplay_games, selfplay_states|selfplay_states, selfplay_games)  \(tictactoe\): "
-                        r"done in [0-9.]+s; games: 8; "
-                        r"run ETA \S+; rows: \{.*'selfplay_games': 8.*\}", steps[0]), steps[0]
+    assert re.fullmatch(r"\[1/2\] selfplay  \(tictactoe, 2 assets\): done in [0-9.]+s; games: 8; run ETA \S+",
+                        steps[0]), steps[0]
     assert re.fullmatch(r"\[2/2\] catalog: done in [0-9.]+s; run ETA 0s", steps[1]), steps[1]
+    assert all(len(line) <= 160 for line in steps)
     assert "2 steps, 8 games" in out and re.search(r"selfplay_games, selfplay_states\s+1\s+\d+\s+[0-9.]+", out)
     assert re.search(r"^\s*total\s+1\s+\d+\s+[0-9.]+", out, re.MULTILINE)

@@ -21,7 +21,7 @@ def test_every_run_of_one_jbag_run_shares_its_run_id_tag(tmp_path):
     assert [r.assets for r in results] == [["tictactoe_values"], ["catalog"]]
     assert lines[0] == f"2 Dagster runs, tagged {RUN_TAG}=test-run (filter the UI's run list by it)"
     assert len(lines) == 3  # the headline, then one line per step
-    assert lines[1].startswith("[1/2] tictactoe_values: done in ") and "; run ETA " in lines[1]
+    assert lines[1].startswith("[1/2] tictactoe: done in ") and "; run ETA " in lines[1]  # its asset group
     assert lines[2].startswith("[2/2] catalog: done in ") and lines[2].endswith("; run ETA 0s")
     runs = instance.get_runs(dg.RunsFilter(tags={RUN_TAG: "test-run"}))
     assert sorted(run.tags[STEP_TAG] for run in runs) == ["1/2", "2/2"]
