@@ -150,10 +150,7 @@ def hand_points(hand: list[int], played: list[int], victory_threshold: int, coun
     return score
 
 
-# A hand as one int: 4 bits of count per kind (no kind has more than 4 copies), so equal multisets share it.
-CARD_BITS = [1 << (4 * kind) for kind in range(len(KINDS))]
-PLAYED_SHIFT = 4 * len(KINDS)  # the played area's bits sit above the hand's
-_SCORED: dict[int, dict[int, tuple[int, list[int]]]] = {}  # victory threshold -> cards key -> (points, counts)
+_SCORED: dict[int, dict[bytes, tuple[int, list[int]]]] = {}  # victory threshold -> cards key -> (points, counts)
 SCORED_LIMIT = 1 << 17  # entries kept per threshold before the memo starts afresh (bounds its memory)
 
 
@@ -163,10 +160,7 @@ def scored_hand(hand: list[int], played: list[int], victory_threshold: int) -> t
     memo = _SCORED.get(victory_threshold)
     if memo is None:
         memo = _SCORED[victory_threshold] = {}
-    bits = CARD_BITS.__getitem__
-    key = sum(map(bits, hand))
-    if played:
-        key += sum(map(bits, played)) << PLAYED_SHIFT
+    key = bytes(sorted(hand)) + b"\xff" + bytes(sorted(played)) if played else bytes(sorted(hand))  # kinds < 255
     found = memo.get(key)
     if found is None:
         counts = slot_counts(hand)
