@@ -7,7 +7,7 @@ in its own subprocess whose PYTHONPATH puts either that folder or this checkout 
 is one MCTSAgent decision at each of several states spread over a seeded random game, with the presets'
 budgets: "demo" (the demo preset's iterations and rollout length per game), "reproduce" (40 iterations,
 rollouts of 10 actions, [Reproduce]'s self-play) and "paper" (1000 iterations, rollouts of 100 actions).
-`python bench_card_engines.py [REPEATS [GAME ...]]` measures only the named games. The ratio is the median over repeats of ours / base measured back to back.
+`python bench_card_engines.py [REPEATS [GAME|SETTING ...]]` measures only the named games and settings. The ratio is the median over repeats of ours / base measured back to back.
 """
 
 from __future__ import annotations
@@ -93,14 +93,18 @@ def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dic
     return {"iterations_per_s": iterations * len(states) / seconds, "engines": str(Path(engines.__file__).parent)}
 
 
-def run(repeats: int = 5, games: tuple[str, ...] = GAMES) -> list[dict]:
-    unknown = sorted(set(games) - set(GAMES))
+def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, ...] | None = None) -> list[dict]:
+    per_setting = budgets()
+    unknown = sorted(set(games) - set(GAMES)) + sorted(set(settings or ()) - set(per_setting))
     if unknown:
-        raise ValueError(f"bench_card_engines: unknown game(s) {unknown}; choose from {list(GAMES)}")
+        raise ValueError(f"bench_card_engines: unknown game(s) or setting(s) {unknown}; choose from {list(GAMES)} "
+                         f"and {list(per_setting)}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="jbag-card-engines-") as folder:
         base = extract_base(Path(folder))
-        for setting, per_game in budgets().items():
+        for setting, per_game in per_setting.items():
+            if settings and setting not in settings:
+                continue
             for game, (iterations, rollout) in ((g, per_game[g]) for g in games):
                 ours, old, ratios = [], [], []
                 for r in range(repeats):
@@ -123,8 +127,12 @@ if __name__ == "__main__":
         print(json.dumps(worker(sys.argv[2], *map(int, sys.argv[3:]))))
     else:
         try:
+            if len(sys.argv) > 1 and not sys.argv[1].isdigit():
+                raise ValueError(f"bench_card_engines: REPEATS must be a positive int, got {sys.argv[1]!r}")
             repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-            results = run(repeats, tuple(sys.argv[2:]) or GAMES)
+            names = sys.argv[2:]
+            games = tuple(n for n in names if n in GAMES or n not in budgets())
+            results = run(repeats, games or GAMES, tuple(n for n in names if n in budgets()) or None)
         except ValueError as exc:
             print(f"bench_card_engines: {exc}" if "bench_card_engines" not in str(exc) else exc, file=sys.stderr)
             sys.exit(2)
