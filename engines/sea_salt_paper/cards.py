@@ -150,27 +150,6 @@ def hand_points(hand: list[int], played: list[int], victory_threshold: int, coun
     return score
 
 
-_SCORED: dict[int, dict[bytes, tuple[int, list[int]]]] = {}  # victory threshold -> cards key -> (points, counts)
-SCORED_LIMIT = 1 << 17  # entries kept per threshold before the memo starts afresh (bounds its memory)
-
-
-def scored_hand(hand: list[int], played: list[int], victory_threshold: int) -> tuple[int, list[int]]:
-    """(hand_points, slot_counts(hand)), memoised on the cards as multisets (points ignore order); never mutate
-    the counts. MCTS scores the same hands over and over (every STOP check, every rollout's end)."""
-    memo = _SCORED.get(victory_threshold)
-    if memo is None:
-        memo = _SCORED[victory_threshold] = {}
-    key = bytes(sorted(hand)) + b"\xff" + bytes(sorted(played)) if played else bytes(sorted(hand))  # kinds < 255
-    found = memo.get(key)
-    if found is None:
-        counts = slot_counts(hand)
-        found = (hand_points(hand, played, victory_threshold, counts), counts)
-        if len(memo) >= SCORED_LIMIT:
-            memo.clear()
-        memo[key] = found
-    return found
-
-
 def kinds(*names: str) -> list[int]:
     """Cards by TAG name, e.g. kinds("BLUE CRAB DUO", "WHITE MERMAID MERMAID"); unknown names raise ValueError."""
     unknown = [n for n in names if n not in KIND_BY_NAME]

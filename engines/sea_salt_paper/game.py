@@ -25,7 +25,7 @@ from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_p
                           returns_from_scores)
 from engines.chance import shuffle
 from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT, colour_bonus,
-                                         scored_hand)
+                                         hand_points, slot_counts)
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
 
 VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
@@ -133,7 +133,7 @@ class SeaSaltPaperState(State):
         return self.phase == OVER
 
     def hand_points(self, seat: int) -> int:
-        return scored_hand(self.hands[seat], self.played[seat], self.game.threshold)[0]
+        return hand_points(self.hands[seat], self.played[seat], self.game.threshold)
 
     def legal_actions(self) -> list[Action]:
         if self.legal is None:
@@ -154,8 +154,8 @@ class SeaSaltPaperState(State):
             return [("crab_take", i) for i in range(len(self.piles[self.crab_pile - 1]))]
         if phase == OVER:
             return []
-        points, counts = scored_hand(self.hands[self.player], self.played[self.player], self.game.threshold)
-        return self.duo_actions(counts) + ["end_turn"] + self.stop_actions(points)
+        counts = slot_counts(self.hands[self.player])
+        return self.duo_actions(counts) + ["end_turn"] + self.stop_actions(counts)
 
     def discard_targets(self) -> list[int]:
         """The empty-pile rule: an empty pile must take the discard (pile 1 if both are empty)."""
@@ -179,9 +179,10 @@ class SeaSaltPaperState(State):
                         if t != self.player and not self.protected[t] and self.hands[t]]
         return actions
 
-    def stop_actions(self, points: int) -> list[Action]:
-        """STOP and LAST CHANCE, open at `round_stop` hand points (`points`: the current player's)."""
-        if self.last_chance == -1 and points >= self.game.round_stop:
+    def stop_actions(self, counts: list[int]) -> list[Action]:
+        """STOP and LAST CHANCE, open at `round_stop` hand points (`counts`: the hand's slot_counts)."""
+        if self.last_chance == -1 and hand_points(self.hands[self.player], self.played[self.player],
+                                                  self.game.threshold, counts) >= self.game.round_stop:
             return ["stop", "last_chance"]
         return []
 
@@ -227,8 +228,8 @@ class SeaSaltPaperState(State):
                     self.phase = DUO
             elif phase == DUO:  # listed in parts; "end_turn", the usual pick, is played without the list
                 self.legal = None
-                points, counts = scored_hand(self.hands[self.player], self.played[self.player], self.game.threshold)
-                duos, stops = self.duo_actions(counts), self.stop_actions(points)
+                counts = slot_counts(self.hands[self.player])
+                duos, stops = self.duo_actions(counts), self.stop_actions(counts)
                 index = int(rand() * (len(duos) + 1 + len(stops)))
                 if index == len(duos):
                     self.finish_turn()
@@ -365,7 +366,7 @@ class SeaSaltPaperState(State):
         if self.phase == OVER:
             return [float(total) for total in self.totals]
         threshold = self.game.threshold  # banked_and_hand_points of each seat, written out: MCTS scores every rollout
-        return [float(total + scored_hand(hand, played, threshold)[0])
+        return [float(total + hand_points(hand, played, threshold))
                 for total, hand, played in zip(self.totals, self.hands, self.played)]
 
     def banked_and_hand_points(self, seat: int) -> int:

@@ -167,27 +167,6 @@ def test_slot_count_hand_points_equal_the_card_by_card_count():
     assert len(scores) > 20  # collectors, multipliers, mermaids and pairs all vary
 
 
-def test_memoised_hand_scores_equal_the_card_by_card_count_in_any_order():
-    """scored_hand gives hand_points and slot_counts of the hand, whatever order the cards are in and whichever
-    threshold asks, also when the memo fills and starts afresh."""
-    from engines.sea_salt_paper import cards
-    rng = random.Random(3)
-    limit, cards.SCORED_LIMIT = cards.SCORED_LIMIT, 50
-    try:
-        for _ in range(3000):
-            deck = list(cards.DECK)
-            rng.shuffle(deck)
-            hand, played = deck[:rng.randrange(10)], deck[20:20 + rng.choice((0, 2, 4))]
-            threshold = rng.choice((30, 40))
-            for order in (hand, hand[::-1]):
-                points, counts = cards.scored_hand(order, played[::-1], threshold)
-                assert points == card_by_card_hand_points(hand, played, threshold)
-                assert counts == cards.slot_counts(hand)
-        assert 0 < len(cards._SCORED[30]) <= 50
-    finally:
-        cards.SCORED_LIMIT = limit
-
-
 @pytest.mark.parametrize("name", ["sea_salt_paper", "seven_wonders"])
 def test_determinize_keeps_only_legal_actions_that_are_still_right(name):
     """A determinization by the mover keeps its cached legal actions: they equal a fresh listing; by another
