@@ -250,11 +250,13 @@ class SevenWondersState(State):
         res, n = self.res, self.n_players
         own, prices, coins = seat_supply(res[seat]), self._prices(seat), res[seat][COIN]
         left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
+        built = set(played)  # membership tests per card in hand: a set, not the list
+        olympia = self.boards[seat][0] == OLYMPIA  # only Olympia frees cards other than by chains
         for name in distinct:
-            if name in played or (name in TWIN and TWIN[name] in played):
+            if name in built or TWIN.get(name) in built:
                 continue
             card = CARDS[name]
-            if not card.cost or self._is_free(seat, card, len(hand)):
+            if not card.cost or not built.isdisjoint(card.chains) or (olympia and self._is_free(seat, card, len(hand))):
                 actions.append(FREE_PLAY[name])
             else:
                 coin, need = COST_PARTS[name]
