@@ -7,7 +7,8 @@ in its own subprocess whose PYTHONPATH puts either that folder or this checkout 
 is one MCTSAgent decision at each of several states spread over a seeded random game, with the presets'
 budgets: "demo" (the demo preset's iterations and rollout length per game), "reproduce" (40 iterations,
 rollouts of 10 actions, [Reproduce]'s self-play) and "paper" (1000 iterations, rollouts of 100 actions).
-`python bench_card_engines.py [REPEATS [GAME|SETTING ...]]` measures only the named games and settings. The ratio is the median over repeats of ours / base measured back to back.
+The ratio is the median over repeats of ours / base measured back to back.
+`python bench_card_engines.py [REPEATS [GAME|SETTING ...]]` measures only the named games and settings.
 """
 
 from __future__ import annotations
