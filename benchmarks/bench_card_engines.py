@@ -1,12 +1,14 @@
-"""Card-engine MCTS speed: iterations/s of ours against the engines of the commit before (38b7c38), in one run.
+"""Card-engine MCTS speed: iterations/s of ours against the engines of the base commit (4412511), in one run.
 
 The base commit's engines/ is extracted with `git archive` into a temporary folder; every measurement runs
 in its own subprocess whose PYTHONPATH puts either that folder or this checkout first, alternating old and new
 (the old one first on even repeats), so both see the same load; each times its decisions in CPU seconds
 (time.process_time), which other processes on a shared machine disturb far less than wall time. A measurement
 is one MCTSAgent decision at each of several states spread over a seeded random game, with the presets'
-budgets: "demo" (the demo preset's iterations and rollout length per game) and "paper" (1000 iterations,
-rollouts of 100 actions). The ratio is the median over repeats of ours / base measured back to back.
+budgets: "demo" (the demo preset's iterations and rollout length per game), "reproduce" (40 iterations,
+rollouts of 10 actions, [Reproduce]'s self-play) and "paper" (1000 iterations, rollouts of 100 actions).
+The ratio is the median over repeats of ours / base measured back to back.
+`python bench_card_engines.py [REPEATS [GAME|SETTING ...]]` measures only the named games and settings.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE_COMMIT = "38b7c38"
+BASE_COMMIT = "4412511"  # the engines before the issue-25 speed-ups (38b7c38 was the one before those of 4412511)
 GAMES = ("dominion", "seven_wonders", "sea_salt_paper", "cant_stop")
 PAPER = (1000, 100)  # the paper preset's MCTS iterations and rollout length
-DECISIONS = {"demo": 40, "paper": 2}  # decisions timed per measurement
+REPRODUCE = (40, 10)  # [Reproduce]'s self-play budget (issue 24: 30-40 iterations, rollouts of 10)
+DECISIONS = {"demo": 40, "reproduce": 40, "paper": 2}  # decisions timed per measurement
 
 
 def budgets() -> dict[str, dict[str, tuple[int, int]]]:
@@ -33,7 +36,7 @@ def budgets() -> dict[str, dict[str, tuple[int, int]]]:
     from jbag_pipeline.presets import PRESETS
     demo = PRESETS["demo"].games
     return {"demo": {g: (demo[g].mcts_iterations, demo[g].rollout_length) for g in GAMES},
-            "paper": {g: PAPER for g in GAMES}}
+            "reproduce": {g: REPRODUCE for g in GAMES}, "paper": {g: PAPER for g in GAMES}}
 
 
 def extract_base(folder: Path, commit: str = BASE_COMMIT) -> Path:
@@ -91,12 +94,19 @@ def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dic
     return {"iterations_per_s": iterations * len(states) / seconds, "engines": str(Path(engines.__file__).parent)}
 
 
-def run(repeats: int = 5) -> list[dict]:
+def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, ...] | None = None) -> list[dict]:
+    per_setting = budgets()
+    unknown = sorted(set(games) - set(GAMES)) + sorted(set(settings or ()) - set(per_setting))
+    if unknown:
+        raise ValueError(f"bench_card_engines: unknown game(s) or setting(s) {unknown}; choose from {list(GAMES)} "
+                         f"and {list(per_setting)}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="jbag-card-engines-") as folder:
         base = extract_base(Path(folder))
-        for setting, per_game in budgets().items():
-            for game, (iterations, rollout) in per_game.items():
+        for setting, per_game in per_setting.items():
+            if settings and setting not in settings:
+                continue
+            for game, (iterations, rollout) in ((g, per_game[g]) for g in games):
                 ours, old, ratios = [], [], []
                 for r in range(repeats):
                     order = (base, ROOT) if r % 2 == 0 else (ROOT, base)
@@ -117,6 +127,16 @@ if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "--worker":
         print(json.dumps(worker(sys.argv[2], *map(int, sys.argv[3:]))))
     else:
-        for result in run(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
+        try:
+            if len(sys.argv) > 1 and not sys.argv[1].isdigit():
+                raise ValueError(f"bench_card_engines: REPEATS must be a positive int, got {sys.argv[1]!r}")
+            repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+            names = sys.argv[2:]
+            games = tuple(n for n in names if n in GAMES or n not in budgets())
+            results = run(repeats, games or GAMES, tuple(n for n in names if n in budgets()) or None)
+        except ValueError as exc:
+            print(f"bench_card_engines: {exc}" if "bench_card_engines" not in str(exc) else exc, file=sys.stderr)
+            sys.exit(2)
+        for result in results:
             ratio = "" if result["ratio"] is None else f"  ratio {result['ratio']:.2f}"
             print(f"{result['benchmark']:58s} {result['subject']:22s} {result['median']:10.0f} it/s{ratio}")

@@ -24,15 +24,15 @@ import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
 from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_params, normalize_action,
                           returns_from_scores)
 from engines.chance import shuffle
-from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SUITE_ID, SUITES, SWIMMER_SLOT, TYPE_ID, colour_bonus,
+from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT, colour_bonus,
                                          hand_points, slot_counts)
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
 
 VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
 CRAB_ID, BOAT_ID, FISH_ID, SWIMMER_ID, SHARK_ID = map(SUITES.index, ("CRAB", "BOAT", "FISH", "SWIMMER", "SHARK"))
 CRAB_SLOT, BOAT_SLOT, FISH_SLOT = CRAB_ID * N_TYPES, BOAT_ID * N_TYPES, FISH_ID * N_TYPES  # their duo cards
-PAIR_PLAY = {"crab": (CRAB_ID, CRAB_ID), "boat": (BOAT_ID, BOAT_ID), "fish": (FISH_ID, FISH_ID),
-             "swimmer_shark": (SWIMMER_ID, SHARK_ID)}
+PAIR_SLOTS = {"crab": (CRAB_SLOT, CRAB_SLOT), "boat": (BOAT_SLOT, BOAT_SLOT), "fish": (FISH_SLOT, FISH_SLOT),
+              "swimmer_shark": (SWIMMER_SLOT, SHARK_SLOT)}  # the duo cards a play moves, as slots
 
 
 class SeaSaltPaper(Game):
@@ -293,10 +293,12 @@ class SeaSaltPaperState(State):
 
     def play_duo(self, action: tuple) -> None:
         """Move the first matching pair (front of the hand first, as TAG) to the played area, then its effect."""
-        hand = self.hands[self.player]
-        for suite in PAIR_PLAY[action[1]]:
-            index = max(i for i, k in enumerate(hand) if SUITE_ID[k] == suite and TYPE_ID[k] == 0)
-            self.played[self.player].append(hand.pop(index))
+        hand, played = self.hands[self.player], self.played[self.player]
+        for slot in PAIR_SLOTS[action[1]]:
+            index = len(hand) - 1  # the last card of the slot: the hand's front is its end
+            while SLOT[hand[index]] != slot:
+                index -= 1
+            played.append(hand.pop(index))
         effect = action[1]
         if effect == "crab":
             self.crab_pile, self.phase = action[2], CRAB
@@ -361,7 +363,11 @@ class SeaSaltPaperState(State):
 
     def scores(self) -> list[float]:
         """Banked points plus the current hand's points (TAG's heuristic); at game end the banked totals."""
-        return [float(self.banked_and_hand_points(p)) for p in range(self.n_players)]
+        if self.phase == OVER:
+            return [float(total) for total in self.totals]
+        threshold = self.game.threshold  # banked_and_hand_points of each seat, written out: MCTS scores every rollout
+        return [float(total + hand_points(hand, played, threshold))
+                for total, hand, played in zip(self.totals, self.hands, self.played)]
 
     def banked_and_hand_points(self, seat: int) -> int:
         """TAG's heuristic score: the banked total plus the current hand's points; the total alone once the game

@@ -249,15 +249,19 @@ class SevenWondersState(State):
         actions = []  # plays, then wonder stages, then discards
         res, n = self.res, self.n_players
         own, prices, coins = seat_supply(res[seat]), self._prices(seat), res[seat][COIN]
-        left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
+        left = right = None  # what the neighbours sell, looked up once a card has a cost
+        built = set(played)  # membership tests per card in hand: a set, not the list
+        olympia = self.boards[seat][0] == OLYMPIA  # only Olympia frees cards other than by chains
         for name in distinct:
-            if name in played or (name in TWIN and TWIN[name] in played):
+            if name in built or TWIN.get(name) in built:
                 continue
             card = CARDS[name]
-            if not card.cost or self._is_free(seat, card, len(hand)):
+            if not card.cost or not built.isdisjoint(card.chains) or (olympia and self._is_free(seat, card, len(hand))):
                 actions.append(FREE_PLAY[name])
             else:
                 coin, need = COST_PARTS[name]
+                if left is None:
+                    left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
                 for l, r in payment_front(need, own, left, right, prices, coins - coin):
                     actions.append(("play", name, l, r))
         wonder, side, stage, _ = self.boards[seat]
@@ -265,6 +269,8 @@ class SevenWondersState(State):
         if stage <= len(stage_costs):
             if not self.game.stage_trading:
                 left = right = NO_SUPPLY
+            elif left is None:
+                left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
             coin, need = stage_costs[stage - 1]
             options = payment_front(need, own, left, right, prices, coins - coin)
             for name in distinct:

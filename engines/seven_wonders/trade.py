@@ -167,21 +167,30 @@ def payment_front(need: tuple, own: tuple, left: tuple, right: tuple, prices: tu
                 rare |= 1 << good
     if short is None:
         return FREE
-    front = None
-    if basic:
-        front = _class_front(short, basic, own[1], left[0], right[0], prices[0], prices[2])
-        if front is None:
-            return ()
-    if rare:
-        rare_front = _class_front(short, rare, own[2], left[1], right[1], prices[1], prices[3])
-        if rare_front is None:
-            return ()
-        front = rare_front if front is None else pareto([(a + c, b + d) for a, b in front for c, d in rare_front])
+    front = _shortage_front(tuple(short), basic, rare, own[1], own[2], left, right, prices)
     affordable = []
     for payment in front:
         if payment[0] + payment[1] <= budget:
             affordable.append(payment)
     return tuple(affordable)
+
+
+@lru_cache(maxsize=1 << 16)
+def _shortage_front(short: tuple, basic: int, rare: int, own_basic: tuple, own_rare: tuple, left: tuple, right: tuple,
+                    prices: tuple) -> tuple:
+    """payment_front before the budget: the Pareto payments covering `short` (per good; `basic`/`rare` its masks),
+    () if none. Memoised: MCTS meets the same shortages, production and neighbours again and again."""
+    front = None
+    if basic:
+        front = _class_front(short, basic, own_basic, left[0], right[0], prices[0], prices[2])
+        if front is None:
+            return ()
+    if rare:
+        rare_front = _class_front(short, rare, own_rare, left[1], right[1], prices[1], prices[3])
+        if rare_front is None:
+            return ()
+        front = rare_front if front is None else pareto([(a + c, b + d) for a, b in front for c, d in rare_front])
+    return tuple(front)
 
 
 # -- the unit-by-unit search (the reference) ------------------------------------------------------------
