@@ -61,7 +61,8 @@ def test_the_curve_table_adjusts_across_the_pairs_of_one_share_only():
 
 def test_presets_check_the_curve_settings():
     assert PRESETS["smoke"].learning_curve_shares == (0.5, 1.0)
-    assert PRESETS["demo"].learning_curve_shares == (0.125, 0.25, 0.5, 1.0)
+    assert PRESETS["demo"].learning_curve_shares == (0.5, 1.0)  # the decided rule's last two points
+    assert PRESETS["paper"].learning_curve_shares == (0.125, 0.25, 0.5, 1.0)
     for bad in ((0.5,), (0.5, 0.25, 1.0), (0.0, 1.0), (0.5, 1.5), (), (0.5, 0.5, 1.0), [0.5, 1.0], (True, 1.0)):
         with pytest.raises(ValueError, match="learning_curve_shares"):
             replace(PRESETS["smoke"], learning_curve_shares=bad)
