@@ -232,7 +232,8 @@ PRESETS: dict[str, Preset] = {
         # seat in 2-seat games, 38 in 4-seat games), so a win rate's 95% Wilson half-width is at most 0.08; the learning
         # curve's last two points (half and all of the self-play); then self-play games for about 100 CPU s per game
         # at the demo's search budget (measured: 0.09-0.53 CPU s a game), at most 400 (the model's tables grow with
-        # the games) and 120 in 7 Wonders (its token matrices are the memory risk)
+        # the games) and 100 in Sea Salt and Paper and 7 Wonders, whose token matrices are the largest (400 Sea Salt
+        # and Paper games took one process past 16 GB and the machine's memory)
         name="demo", seed=0,
         games={
             # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
@@ -244,12 +245,12 @@ PRESETS: dict[str, Preset] = {
                                       strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),
             "cant_stop": GameRun(selfplay_games=400, mcts_iterations=20, rollout_length=10, eval_games_per_seat=38,
                                  tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["cant_stop"], **CARD_GAME_STRENGTH),
-            "sea_salt_paper": GameRun(selfplay_games=400, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
+            "sea_salt_paper": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                                       tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["sea_salt_paper"],
                                       **CARD_GAME_STRENGTH),
             "dominion": GameRun(selfplay_games=240, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                                 tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["dominion"], **CARD_GAME_STRENGTH),
-            "seven_wonders": GameRun(selfplay_games=120, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
+            "seven_wonders": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                                      tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["seven_wonders"],
                                      **CARD_GAME_STRENGTH),
         },
