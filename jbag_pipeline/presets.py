@@ -263,7 +263,8 @@ PRESETS: dict[str, Preset] = {
     "reproduce": Preset(  # the demo's rule at about four times its budget, for the paper's claims from our own
         # self-play on 2 cores: 400 evaluation games per pair (a win rate's half-width at most 0.05), the learning curve
         # at a quarter, half and all of the self-play, every ablation factor, self-play for about 300 CPU s per game
-        # (at most 800; 7 Wonders 160, its token matrices' memory); the demo's search budgets (selfplay_tuning separated
+        # (at most 800; Sea Salt and Paper and 7 Wonders 100, as the demo: their dense token matrices
+        # exceed the machine's memory beyond that); the demo's search budgets (selfplay_tuning separated
         # no equal-time candidate from them)
         name="reproduce", seed=0,
         games={
@@ -276,11 +277,11 @@ PRESETS: dict[str, Preset] = {
                                       **_openspiel("demo", "dots_and_boxes")),
             "cant_stop": GameRun(selfplay_games=800, mcts_iterations=20, rollout_length=10, eval_games_per_seat=100,
                                  **CARD_GAME_STRENGTH),
-            "sea_salt_paper": GameRun(selfplay_games=800, mcts_iterations=15, rollout_length=10,
+            "sea_salt_paper": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10,
                                       eval_games_per_seat=100, **CARD_GAME_STRENGTH),
             "dominion": GameRun(selfplay_games=720, mcts_iterations=15, rollout_length=10, eval_games_per_seat=100,
                                 **CARD_GAME_STRENGTH),
-            "seven_wonders": GameRun(selfplay_games=160, mcts_iterations=15, rollout_length=10,
+            "seven_wonders": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10,
                                      eval_games_per_seat=100, **CARD_GAME_STRENGTH),
         },
         evaluation_pairs=("full-none", "full-full", "full-full_seg"), learning_curve_shares=(0.25, 0.5, 1.0),
