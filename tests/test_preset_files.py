@@ -141,8 +141,8 @@ MISTAKES = [
     ("games = 3\n", "games: expected tables [games.<game>], got an integer (3)"),
     ("[games.chess]\nselfplay_games = 3\n", "games.chess: unknown game; known games: cant_stop, connect4, "),
     ("[games.conect4]\nselfplay_games = 3\n", "games.conect4: unknown game (did you mean 'connect4'?)"),
-    ('base = "huge"\n', "base: expected a built-in preset, one of ['smoke', 'demo', 'paper'], got a string ('huge')"),
-    ('base = 1\n', "base: expected a built-in preset, one of ['smoke', 'demo', 'paper'], got an integer (1)"),
+    ('base = "huge"\n', "base: expected a built-in preset, one of ['smoke', 'demo', 'reproduce', 'paper'], got a string ('huge')"),
+    ('base = 1\n', "base: expected a built-in preset, one of ['smoke', 'demo', 'reproduce', 'paper'], got an integer (1)"),
     ('name = "smoke"\n', "name: 'smoke' is a built-in preset's name; give the file another name or a `name` key"),
     ("seed = 4294967296\n", "seed: 4294967296 is outside 0..2^32-1"),
     # the dataclasses' own __post_init__ checks, blamed on the key they name
@@ -195,7 +195,7 @@ def test_references_seed_and_environment(tmp_path, monkeypatch):
     assert preset_reference() == str(path) and load_preset().name == "mine"
     monkeypatch.delenv("JBAG_PRESET")
     assert preset_reference() == "demo" and load_preset() is PRESETS["demo"]
-    with pytest.raises(ValueError, match=r"^unknown preset 'nope'; choose one of \['smoke', 'demo', 'paper'\] or a "):
+    with pytest.raises(ValueError, match=r"^unknown preset 'nope'; choose one of \['smoke', 'demo', 'reproduce', 'paper'\] or a "):
         load_preset("nope")
 
 
