@@ -20,7 +20,7 @@ import psutil
 WATCH_SECONDS = 0.25  # how often a worker looks for its owner
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 
-Owner = tuple[int, float]  # (pid, create time) of the owning process: a reused pid is not mistaken for it
+Owner = tuple[int, float]  # (pid, start) of the owning process (start_of): a reused pid is not mistaken for it
 _OWNER: Owner | None = None  # None: this process is nobody's worker
 
 
@@ -28,9 +28,20 @@ class OrphanedWorker(RuntimeError):
     """This worker's owner is gone: what it would write now belongs to no run."""
 
 
+def start_of(pid: int) -> float:
+    """When process `pid` started, in a unit that wall-clock changes do not move: on Linux its start in clock ticks
+    since boot (/proc/PID/stat field 22; psutil's create_time adds the boot time, which shifts when the clock is set
+    or a virtual machine is restored); elsewhere psutil's create_time."""
+    if sys.platform.startswith("linux"):
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # after the command name, which may hold spaces
+        return float(fields[19])
+    return psutil.Process(pid).create_time()
+
+
 def owner_token() -> Owner:
     """What bind_to_owner needs to recognise this process (pass it as the pool's initargs)."""
-    return os.getpid(), psutil.Process().create_time()
+    return os.getpid(), start_of(os.getpid())
 
 
 def owner_alive(owner: Owner | None = None) -> bool:
@@ -40,10 +51,9 @@ def owner_alive(owner: Owner | None = None) -> bool:
         return True
     pid, created = owner
     try:
-        process = psutil.Process(pid)
         # a killed owner not yet reaped by its own parent is a zombie: gone for us
-        return abs(process.create_time() - created) < 0.01 and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
+        return start_of(pid) == created and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except (psutil.NoSuchProcess, FileNotFoundError, ProcessLookupError):
         return False
 
 

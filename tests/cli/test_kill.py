@@ -101,7 +101,7 @@ def test_a_killed_run_leaves_no_worker_and_no_later_lake_file(tmp_path, games, r
 
 def test_a_worker_refuses_lake_writes_once_its_owner_is_gone(tmp_path, monkeypatch):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    owner = (dead.pid, psutil.Process(dead.pid).create_time())
+    owner = (dead.pid, lifeline.start_of(dead.pid))
     dead.wait()
     assert not lifeline.owner_alive(owner) and lifeline.owner_alive(lifeline.owner_token())
     import polars as pl
@@ -115,3 +115,12 @@ def test_a_worker_refuses_lake_writes_once_its_owner_is_gone(tmp_path, monkeypat
     monkeypatch.setattr(lifeline, "_OWNER", lifeline.owner_token())
     lake.write_table(pl.DataFrame({"a": [1]}), tmp_path, "selfplay_games", {"game": "tictactoe"})
     assert lake.table_exists(tmp_path, "selfplay_games")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the clock-proof start time is Linux's /proc")
+def test_a_clock_change_does_not_orphan_a_live_owner(monkeypatch):
+    # psutil's create_time adds the boot time, which moves when the clock is set or a virtual machine is restored
+    # (a demo run's workers killed themselves after such a jump); the owner's start in clock ticks does not
+    token = lifeline.owner_token()
+    monkeypatch.setattr(psutil.Process, "create_time", lambda self: 12345.0)
+    assert lifeline.owner_alive(token)
