@@ -64,9 +64,9 @@ def run_request(request: dict, memory: str = DEFAULT_MEMORY) -> int:
     child = subprocess.Popen([sys.executable, "-m", "jbag_pipeline.storage.sandbox", json.dumps(request)],
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                              process_group=0)  # a terminal's Ctrl-C reaches the parent alone, which forwards it once
-    broken = threading.Event()
+    broken, complained = threading.Event(), threading.Event()
     pumps = [threading.Thread(target=_pump, args=(child.stdout, sys.stdout, child, broken), daemon=True),
-             threading.Thread(target=_pump, args=(child.stderr, sys.stderr, child, broken), daemon=True)]
+             threading.Thread(target=_pump, args=(child.stderr, sys.stderr, child, broken, complained), daemon=True)]
     for pump in pumps:
         pump.start()
     deadline = time.monotonic() + request["timeout"] + GRACE_SECONDS if request.get("timeout") else None
@@ -82,7 +82,8 @@ def run_request(request: dict, memory: str = DEFAULT_MEMORY) -> int:
         _silence(sys.stdout)
         return 0
     if stopped:
-        print(f"jbag sql: {stopped}", file=sys.stderr)
+        if not complained.is_set():  # a child that already said why it failed (DuckDB's own limit) keeps one line
+            print(f"jbag sql: {stopped}", file=sys.stderr)
         return 1
     if child.returncode == -signal.SIGINT:
         return 130
@@ -134,10 +135,14 @@ def _install(signum: int, handler):
         return handler
 
 
-def _pump(source, target: TextIO, child: subprocess.Popen, broken: threading.Event) -> None:
-    """Copy the child's bytes to `target` as they come (a streamed csv never piles up in either process)."""
+def _pump(source, target: TextIO, child: subprocess.Popen, broken: threading.Event,
+          wrote: threading.Event | None = None) -> None:
+    """Copy the child's bytes to `target` as they come (a streamed csv never piles up in either process); `wrote`
+    is set once anything came."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while chunk := os.read(source.fileno(), 1 << 16):
+        if wrote is not None:
+            wrote.set()
         if broken.is_set():
             continue  # drain, so the child is not blocked writing
         try:
