@@ -11,6 +11,7 @@ import dagster as dg
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.compute import usage
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 
 PARTITION_EXPR = "partition_expr"  # definition metadata: the lake folder key of a single-dimension partition
@@ -28,6 +29,8 @@ class LakeIOManager(dg.IOManager):
 
     def __init__(self, settings: JbagSettings):
         self.settings = settings
+        self._measured: tuple[str | None, dict] = (None, {})  # the op last measured and its usage
+        usage.mark_start()  # a run's first op starts here, not at the process's start
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
         from jbag_pipeline.assets.common import table_metadata
@@ -37,7 +40,15 @@ class LakeIOManager(dg.IOManager):
             if context.has_asset_partitions else None
         path = lake.write_table(obj, self.settings.root(), table, partition)
         given = context.output_metadata or {}  # what the asset's Output set wins (a preview without wide columns)
-        context.add_output_metadata({k: v for k, v in table_metadata(obj, path).items() if k not in given})
+        context.add_output_metadata({k: v for k, v in {**table_metadata(obj, path), **self._op_usage(context)}.items()
+                                     if k not in given})
+
+    def _op_usage(self, context: dg.OutputContext) -> dict:
+        """Peak RSS (MB) and CPU seconds of the op writing this output, measured at its first output (ops run one
+        after another in a run's process: its inputs were loaded and its body ran since the previous op's)."""
+        if context.step_key != self._measured[0]:
+            self._measured = (context.step_key, usage.take())
+        return self._measured[1]
 
     def load_input(self, context: dg.InputContext) -> pl.DataFrame:
         table = context.asset_key.path[-1]

@@ -2,6 +2,7 @@
 names) with row count, path and preview, and loads the partitions an input maps to."""
 
 import dagster as dg
+import numpy as np
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
@@ -43,7 +44,18 @@ def of_all(per_pair: pl.DataFrame) -> pl.DataFrame:
     return per_pair
 
 
-ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all]
+@dg.asset
+def big() -> pl.DataFrame:
+    block = np.ones(50_000_000)  # 400 MB resident while this op runs
+    return pl.DataFrame({"v": [float(block.sum())]})
+
+
+@dg.asset
+def small(big: pl.DataFrame) -> pl.DataFrame:
+    return big
+
+
+ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small]
 
 
 def run(root, selection, partition_key=None):
@@ -90,3 +102,12 @@ def test_a_run_config_override_of_the_settings_moves_the_lake(tmp_path):
     assert lake.read_table(chosen, "per_game", {"game": "a"})["v"].to_list() == [1, 2]
     assert not lake.partition_path(default.resolve(), "per_game", {"game": "a"}).exists()
     assert not default.exists()
+
+
+def test_each_op_gets_its_own_peak_rss_and_cpu_seconds(tmp_path):
+    result = run(tmp_path, ["big", "small"])
+    (big_event,) = result.asset_materializations_for_node("big")
+    (small_event,) = result.asset_materializations_for_node("small")
+    big_peak, small_peak = (e.metadata["peak_rss_mb"].value for e in (big_event, small_event))
+    assert big_peak > small_peak + 300  # the peak was reset after big: small does not inherit its 400 MB
+    assert big_event.metadata["cpu_seconds"].value > 0 and small_event.metadata["cpu_seconds"].value >= 0
