@@ -12,7 +12,7 @@ from jbag_pipeline.model.selection import select_features
 @dg.asset(group_name="selection", partitions_def=game_partitions,
           check_specs=[dg.AssetCheckSpec("segments_sum_to_one", asset="segmented_bags")],
           description="D_i per frequency: each trajectory truncated after segment i of N_S, as a normalised bag.")
-def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
+def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.LazyFrame,
                    sampled_states: pl.DataFrame):
     preset = settings.get_preset()
     bags = build_segmented_bags(state_tokens, sampled_states, n_segments=preset.segments,
@@ -32,7 +32,7 @@ def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, st
     },
     check_specs=[dg.AssetCheckSpec("every_variant_present", asset="feature_summary")],
 )
-def selected_features(settings: JbagSettings, segmented_bags: pl.DataFrame, selfplay_games: pl.DataFrame):
+def selected_features(settings: JbagSettings, segmented_bags: pl.LazyFrame, selfplay_games: pl.DataFrame):
     preset = settings.get_preset()
     selection = select_features(segmented_bags, selfplay_games, k=preset.top_k, n_estimators=preset.rf_trees,
                                 seed=preset.seed, adaptive_share=preset.adaptive_share)

@@ -32,7 +32,7 @@ class LakeIOManager(dg.IOManager):
         self._measured: tuple[str | None, dict] = (None, {})  # the op last measured and its usage
         usage.mark_start()  # a run's first op starts here, not at the process's start
 
-    def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
+    def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame | pl.LazyFrame) -> None:
         from jbag_pipeline.assets.common import table_metadata
 
         table = context.asset_key.path[-1]
@@ -50,9 +50,12 @@ class LakeIOManager(dg.IOManager):
             self._measured = (context.step_key, usage.take())
         return self._measured[1]
 
-    def load_input(self, context: dg.InputContext) -> pl.DataFrame:
+    def load_input(self, context: dg.InputContext) -> pl.DataFrame | pl.LazyFrame:
         table = context.asset_key.path[-1]
         root = self.settings.root()
+        if _wants_lazy(context):
+            return lake.scan_table(root, table, lake_partition(context.asset_partition_key,
+                                                               _upstream_metadata(context)))
         if not context.has_asset_partitions:
             metadata = context.upstream_output.definition_metadata if context.upstream_output else None
             if context.has_partition_key and PARTITION_EXPR in (metadata or {}):  # split in the lake, not in Dagster
@@ -67,6 +70,21 @@ class LakeIOManager(dg.IOManager):
         metadata = context.upstream_output.definition_metadata if context.upstream_output else None
         frames = [lake.read_table(root, table, lake_partition(key, metadata)) for key in keys]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+
+
+def _upstream_metadata(context: dg.InputContext):
+    return context.upstream_output.definition_metadata if context.upstream_output else None
+
+
+def _wants_lazy(context: dg.InputContext) -> bool:
+    """An input typed pl.LazyFrame (by annotation or AssetIn's dagster_type) of one partition is scanned, not read."""
+    typing_type = getattr(context.dagster_type, "typing_type", None)
+    if typing_type is not pl.LazyFrame:
+        return False
+    if not context.has_asset_partitions or len(list(context.asset_partition_keys)) != 1:
+        raise ValueError(f"input {context.asset_key.to_user_string()!r}: a LazyFrame input must read exactly one "
+                         f"partition")
+    return True
 
 
 @dg.io_manager(required_resource_keys={"settings"},
