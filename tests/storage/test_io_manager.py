@@ -4,6 +4,7 @@ names) with row count, path and preview, and loads the partitions an input maps 
 import dagster as dg
 import numpy as np
 import polars as pl
+import pytest
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.resources import JbagSettings
@@ -55,7 +56,18 @@ def small(big: pl.DataFrame) -> pl.DataFrame:
     return big
 
 
-ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small]
+@dg.asset(partitions_def=GAMES)
+def streamed(context: dg.AssetExecutionContext) -> pl.LazyFrame:
+    return pl.LazyFrame({"game": [context.partition_key] * 3, "v": [3, 1, 2]}).sort("v")
+
+
+@dg.asset(partitions_def=GAMES)
+def scanned(streamed: pl.LazyFrame) -> pl.DataFrame:
+    assert isinstance(streamed, pl.LazyFrame)  # a scan of the lake file, read only as the query needs it
+    return streamed.filter(pl.col("v") > 1).collect()
+
+
+ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small, streamed, scanned]
 
 
 def run(root, selection, partition_key=None):
@@ -111,3 +123,15 @@ def test_each_op_gets_its_own_peak_rss_and_cpu_seconds(tmp_path):
     big_peak, small_peak = (e.metadata["peak_rss_mb"].value for e in (big_event, small_event))
     assert big_peak > small_peak + 300  # the peak was reset after big: small does not inherit its 400 MB
     assert big_event.metadata["cpu_seconds"].value > 0 and small_event.metadata["cpu_seconds"].value >= 0
+
+
+def test_a_lazyframe_output_is_streamed_to_the_lake_and_a_lazyframe_input_scans_it(tmp_path):
+    result = run(tmp_path, ["streamed", "scanned"], "b")
+    (event,) = result.asset_materializations_for_node("streamed")
+    assert event.metadata["dagster/row_count"].value == 3 and "preview" in event.metadata
+    assert lake.read_table(tmp_path, "streamed", {"game": "b"})["v"].to_list() == [1, 2, 3]
+    assert lake.read_table(tmp_path, "scanned", {"game": "b"})["v"].to_list() == [2, 3]
+    path = lake.partition_path(tmp_path.resolve(), "streamed", {"game": "b"})
+    path.write_bytes(path.read_bytes()[:20])  # truncated: the scan fails where the input is loaded, in one line
+    with pytest.raises(Exception, match="not a readable Parquet file"):
+        run(tmp_path, ["scanned"], "b")
