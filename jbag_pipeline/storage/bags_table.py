@@ -31,11 +31,14 @@ def trajectory_bags_table(state_tokens: Table, sampled_states: pl.DataFrame, bla
                           memory_limit: str = "4GB") -> tuple[pl.DataFrame, list[str]]:
     """Bags (game, frequency, game_id, token, count, p) of the sampled states, blacklisted tokens filtered first;
     a block of games at a time (game_blocks), in sql/trajectory_bags.sql's order."""
-    pieces, dropped = [], set()
-    for block in game_blocks(state_tokens):
-        kept, gone = filter_tokens(block, blacklist)
-        dropped.update(gone)
-        sampled = sampled_states.filter(pl.col("game_id").is_between(block["game_id"].min(), block["game_id"].max()))
-        pieces.append(run_sql("trajectory_bags", {"state_tokens": kept, "sampled_states": sampled},
-                              memory_limit=memory_limit))
-    return concat_ordered(pieces, ["game", "frequency"], TRAJECTORY_BAGS), sorted(dropped)
+    dropped: set[str] = set()
+
+    def pieces():
+        for block in game_blocks(state_tokens):
+            kept, gone = filter_tokens(block, blacklist)
+            dropped.update(gone)
+            ids = pl.col("game_id").is_between(block["game_id"].min(), block["game_id"].max())
+            yield run_sql("trajectory_bags", {"state_tokens": kept, "sampled_states": sampled_states.filter(ids)},
+                          memory_limit=memory_limit)
+
+    return concat_ordered(pieces(), ["game", "frequency"], TRAJECTORY_BAGS), sorted(dropped)

@@ -7,7 +7,7 @@ state_tokens being sorted by game_id). Blocks hold consecutive game_ids; a game 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import polars as pl
 
@@ -59,17 +59,14 @@ def distinct_tokens(table: Table) -> list[str]:
     return table.lazy().select(pl.col("token").unique()).collect(engine="streaming")["token"].sort().to_list()
 
 
-def concat_ordered(pieces: Sequence[pl.DataFrame], keys: Sequence[str], schema=None) -> pl.DataFrame:
-    """The rows of `pieces` ordered by `keys` first, then as the pieces come: the order a whole-table ORDER BY
-    keys, game_id, ... gives when each piece is so ordered and the pieces hold ascending game_id blocks. Rows
-    are not copied into one chunk (the lake writer takes a chunked frame as it is)."""
+def concat_ordered(pieces: Iterable[pl.DataFrame], keys: Sequence[str], schema) -> pl.DataFrame:
+    """The rows of `pieces` (with `schema`) ordered by `keys` first, then as the pieces come: the order a
+    whole-table ORDER BY keys, game_id, ... gives when each piece is so ordered and the pieces hold ascending
+    game_id blocks. Give a generator: each piece is split and let go as it comes; rows are not copied into one
+    chunk (the lake writer takes a chunked frame as it is)."""
     groups: dict[tuple, list[pl.DataFrame]] = {}
     for piece in pieces:
-        if piece.is_empty():
-            continue
         for key, part in piece.partition_by(list(keys), maintain_order=True, as_dict=True).items():
             groups.setdefault(key, []).append(part)
-    parts = [part for key in sorted(groups) for part in groups[key]]
-    if not parts:
-        return pieces[0].clear() if pieces else pl.DataFrame(schema=schema)
-    return pl.concat(parts, rechunk=False)
+    parts = [part for key in sorted(groups) for part in groups.pop(key)]
+    return pl.concat(parts, rechunk=False) if parts else pl.DataFrame(schema=schema)

@@ -42,6 +42,7 @@ class LakeIOManager(dg.IOManager):
         given = context.output_metadata or {}  # what the asset's Output set wins (a preview without wide columns)
         context.add_output_metadata({k: v for k, v in {**table_metadata(obj, path), **self._op_usage(context)}.items()
                                      if k not in given})
+        _release(context)
 
     def _op_usage(self, context: dg.OutputContext) -> dict:
         """Peak RSS (MB) and CPU seconds of the op writing this output, measured at its first output (ops run one
@@ -70,6 +71,16 @@ class LakeIOManager(dg.IOManager):
         metadata = context.upstream_output.definition_metadata if context.upstream_output else None
         frames = [lake.read_table(root, table, lake_partition(key, metadata)) for key in keys]
         return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+
+
+def _release(context: dg.OutputContext) -> None:
+    """Forget the run's in-memory copy of a stored output. dg.materialize (execute_in_process, which `jbag run`
+    uses) keeps every op's output for result.output_for_node until the run ends, so a game's run would hold all
+    its tables at once (at 400 Sea Salt and Paper games, gigabytes); the lake has them, and inputs read it."""
+    captured = getattr(context.step_context, "output_capture", None)  # Dagster's; None outside execute_in_process
+    if captured:
+        for handle in [h for h in captured if h.step_key == context.step_key and h.output_name == context.name]:
+            captured[handle] = None
 
 
 def _upstream_metadata(context: dg.InputContext):

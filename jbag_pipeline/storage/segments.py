@@ -35,11 +35,12 @@ def segmented_bags(state_tokens: Table, sampled_states: pl.DataFrame, n_segments
         row = orphans.row(0, named=True)
         raise ValueError(f"sampled_states has {len(orphans)} rows of trajectories without state_tokens, "
                          f"e.g. game {row['game']!r} game_id {row['game_id']}")
-    pieces = []
-    for block in game_blocks(state_tokens):
-        kept, _ = filter_tokens(block, tuple(blacklist))
-        ids = pl.col("game_id").is_between(block["game_id"].min(), block["game_id"].max())
-        pieces.append(run_sql("segmented_bags", {"state_tokens": kept, "sampled_states": sampled_states.filter(ids),
-                                                 "trajectory_lengths": lengths.filter(ids)},
-                              {"n_segments": int(n_segments)}, memory_limit=memory_limit))
-    return concat_ordered(pieces, ["game", "frequency", "segment"], SEGMENTED_BAGS)
+    def pieces():
+        for block in game_blocks(state_tokens):
+            kept, _ = filter_tokens(block, tuple(blacklist))
+            ids = pl.col("game_id").is_between(block["game_id"].min(), block["game_id"].max())
+            yield run_sql("segmented_bags", {"state_tokens": kept, "sampled_states": sampled_states.filter(ids),
+                                             "trajectory_lengths": lengths.filter(ids)},
+                          {"n_segments": int(n_segments)}, memory_limit=memory_limit)
+
+    return concat_ordered(pieces(), ["game", "frequency", "segment"], SEGMENTED_BAGS)

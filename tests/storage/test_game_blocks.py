@@ -87,8 +87,8 @@ def test_ordered_concatenation_is_the_whole_tables_order():
                           "token": list("abcdefghijklmnopqr")})
     pieces = [frame.filter(pl.col("game_id").is_between(lo, lo + 1)).sort("frequency", "game_id", "token")
               for lo in (0, 2, 4)]
-    assert concat_ordered(pieces, ["frequency"]).equals(frame.sort("frequency", "game_id", "token"))
-    assert concat_ordered([], ["frequency"], {"frequency": pl.String}).is_empty()
+    assert concat_ordered(iter(pieces), ["frequency"], frame.schema).equals(frame.sort("frequency", "game_id", "token"))
+    assert concat_ordered(iter([]), ["frequency"], frame.schema).equals(frame.clear())
 
 
 @pytest.mark.parametrize("rows", [1, 37, 10**9])

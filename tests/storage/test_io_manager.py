@@ -135,3 +135,9 @@ def test_a_lazyframe_output_is_streamed_to_the_lake_and_a_lazyframe_input_scans_
     path.write_bytes(path.read_bytes()[:20])  # truncated: the scan fails where the input is loaded, in one line
     with pytest.raises(Exception, match="not a readable Parquet file"):
         run(tmp_path, ["scanned"], "b")
+
+
+def test_a_run_forgets_each_stored_output_instead_of_holding_every_table_to_its_end(tmp_path):
+    result = run(tmp_path, ["big", "small"])
+    assert result.output_for_node("big") is None and result.output_for_node("small") is None  # the lake has them
+    assert lake.read_table(tmp_path, "small")["v"].to_list() == [5e7]
