@@ -8,6 +8,7 @@ state_tokens being sorted by game_id). Blocks hold consecutive game_ids; a game 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 import polars as pl
 
@@ -70,3 +71,18 @@ def concat_ordered(pieces: Iterable[pl.DataFrame], keys: Sequence[str], schema) 
             groups.setdefault(key, []).append(part)
     parts = [part for key in sorted(groups) for part in groups.pop(key)]
     return pl.concat(parts, rechunk=False) if parts else pl.DataFrame(schema=schema)
+
+
+def write_ordered(pieces: Iterable[pl.DataFrame], keys: Sequence[str], schema, folder: Path) -> pl.LazyFrame:
+    """concat_ordered's rows without holding them: each piece's parts go to Parquet files in `folder` as the
+    piece comes, and the files are scanned in order (`folder` must outlive the scan)."""
+    files: dict[tuple, list[Path]] = {}
+    written = 0
+    for piece in pieces:
+        for key, part in piece.partition_by(list(keys), maintain_order=True, as_dict=True).items():
+            path = Path(folder) / f"part-{written:06d}.parquet"
+            part.write_parquet(path)
+            written += 1
+            files.setdefault(key, []).append(path)
+    ordered = [path for key in sorted(files) for path in files[key]]
+    return pl.scan_parquet(ordered) if ordered else pl.LazyFrame(schema=schema)

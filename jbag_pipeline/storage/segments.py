@@ -6,19 +6,23 @@ Segments split a trajectory by recorded-state index: state j of n lies in segmen
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 
 from jbag_pipeline.storage.bags_table import filter_tokens
-from jbag_pipeline.storage.game_blocks import Table, concat_ordered, game_blocks
+from jbag_pipeline.storage.game_blocks import Table, concat_ordered, game_blocks, write_ordered
 from jbag_pipeline.storage.schemas import SEGMENTED_BAGS
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
 
 
 def segmented_bags(state_tokens: Table, sampled_states: pl.DataFrame, n_segments: int = 4,
-                   blacklist: tuple[str, ...] = (), memory_limit: str = "4GB") -> pl.DataFrame:
+                   blacklist: tuple[str, ...] = (), memory_limit: str = "4GB",
+                   folder: Path | None = None) -> pl.DataFrame | pl.LazyFrame:
     """(game, frequency, segment, game_id, token, p): the bag of each sampled trajectory truncated after each segment,
-    a block of games at a time (game_blocks), in sql/segmented_bags.sql's order.
+    a block of games at a time (game_blocks), in sql/segmented_bags.sql's order; with a scratch `folder`, a scan of
+    files written there (write_ordered: the table, several times state_tokens' games, is never held whole).
 
     Trajectory lengths come from the unfiltered `state_tokens` (max state_idx + 1), so filtering tokens never
     moves a segment boundary.
@@ -43,4 +47,7 @@ def segmented_bags(state_tokens: Table, sampled_states: pl.DataFrame, n_segments
                                              "trajectory_lengths": lengths.filter(ids)},
                           {"n_segments": int(n_segments)}, memory_limit=memory_limit)
 
-    return concat_ordered(pieces(), ["game", "frequency", "segment"], SEGMENTED_BAGS)
+    keys = ["game", "frequency", "segment"]
+    if folder is not None:
+        return write_ordered(pieces(), keys, SEGMENTED_BAGS, folder)
+    return concat_ordered(pieces(), keys, SEGMENTED_BAGS)

@@ -14,7 +14,8 @@ from jbag_pipeline.analysis.leakage import leaky_tokens_table
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.model.state_tokens import tokenize_states, tokenize_states_to
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.storage.game_blocks import concat_ordered, distinct_tokens, game_blocks, game_id_ranges
+from jbag_pipeline.storage.game_blocks import (concat_ordered, distinct_tokens, game_blocks, game_id_ranges,
+                                               write_ordered)
 from jbag_pipeline.storage.sampling import sampled_states
 from jbag_pipeline.storage.schemas import STATE_TOKENS
 from jbag_pipeline.storage.segments import segmented_bags
@@ -82,17 +83,20 @@ def test_blocks_of_a_scan_are_the_blocks_of_the_frame(tables, scanned):
     assert distinct_tokens(scanned) == sorted(tokens["token"].unique().to_list())
 
 
-def test_ordered_concatenation_is_the_whole_tables_order():
+def test_ordered_concatenation_is_the_whole_tables_order(tmp_path):
     frame = pl.DataFrame({"frequency": ["random", "full", "interval"] * 6, "game_id": [g // 3 for g in range(18)],
                           "token": list("abcdefghijklmnopqr")})
     pieces = [frame.filter(pl.col("game_id").is_between(lo, lo + 1)).sort("frequency", "game_id", "token")
               for lo in (0, 2, 4)]
     assert concat_ordered(iter(pieces), ["frequency"], frame.schema).equals(frame.sort("frequency", "game_id", "token"))
     assert concat_ordered(iter([]), ["frequency"], frame.schema).equals(frame.clear())
+    written = write_ordered(iter(pieces), ["frequency"], frame.schema, tmp_path)
+    assert written.collect().equals(frame.sort("frequency", "game_id", "token"))
+    assert write_ordered(iter([]), ["frequency"], frame.schema, tmp_path).collect().equals(frame.clear())
 
 
 @pytest.mark.parametrize("rows", [1, 37, 10**9])
-def test_blocked_steps_write_what_the_whole_table_gives(tables, scanned, monkeypatch, rows):
+def test_blocked_steps_write_what_the_whole_table_gives(tables, scanned, monkeypatch, tmp_path, rows):
     tokens, states, games, sampled = tables
     whole = {
         "trajectory_bags": trajectory_bags_table(tokens, sampled, BLACKLIST),
@@ -114,6 +118,10 @@ def test_blocked_steps_write_what_the_whole_table_gives(tables, scanned, monkeyp
                                                                                 ".playerResults.None"]
         assert blocked["trajectory_bags"][0].equals(whole["trajectory_bags"][0])
         assert blocked["segmented_bags"].equals(whole["segmented_bags"])
+        folder = tmp_path / f"scratch-{isinstance(source, pl.LazyFrame)}"
+        folder.mkdir()
+        written = segmented_bags(source, sampled, n_segments=3, blacklist=BLACKLIST, folder=folder)
+        assert isinstance(written, pl.LazyFrame) and written.collect().equals(whole["segmented_bags"])
         assert blocked["winner_classification"].equals(whole["winner_classification"])
         assert blocked["leaky_tokens"][0].equals(whole["leaky_tokens"][0])
         assert blocked["leaky_tokens"][1] == whole["leaky_tokens"][1]
