@@ -21,7 +21,7 @@ from scipy import sparse
 from jbag_pipeline.model.bags import jsd_matrix
 from jbag_pipeline.model.prototypes import class_prototypes
 from jbag_pipeline.storage.bags_table import filter_tokens
-from jbag_pipeline.storage.game_blocks import game_blocks
+from jbag_pipeline.storage.game_blocks import detached, game_blocks
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELECTION
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
@@ -170,10 +170,10 @@ def _train_and_test_bags(state_tokens, sampled_states: pl.DataFrame | None, freq
             kept = tokens if frequency == "full" else tokens.join(
                 sampled_states.filter(pl.col("frequency") == frequency).select("game_id", "state_idx"),
                 on=["game_id", "state_idx"], how="semi")
-            train[frequency].append(_bags(kept.filter(pl.col("game_id").is_in(train_ids))))
+            train[frequency].append(detached(_bags(kept.filter(pl.col("game_id").is_in(train_ids)))))
             for share in PREFIXES:
-                test[frequency, share].append(
-                    _bags(kept.join(cuts[share], on="game_id").filter(pl.col("state_idx") < pl.col("limit"))))
+                test[frequency, share].append(detached(
+                    _bags(kept.join(cuts[share], on="game_id").filter(pl.col("state_idx") < pl.col("limit")))))
     # blocks come by ascending game_id and _bags sorts each by (game_id, token): their concatenation is so sorted
     return ({key: _concat(pieces) for key, pieces in train.items()},
             {key: _concat(pieces) for key, pieces in test.items()})

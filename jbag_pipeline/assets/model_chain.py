@@ -117,12 +117,13 @@ def sample(run: Run, states: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
     return sample_states(states, games, run.preset.seed)
 
 
-def bag(run: Run, tokens: pl.DataFrame, sampled: pl.DataFrame) -> pl.DataFrame:
-    return trajectory_bags_table(tokens, sampled, run.blacklist, run.preset.duckdb_memory_limit)[0]
+def bag(run: Run, tokens: pl.DataFrame | pl.LazyFrame, sampled: pl.DataFrame) -> pl.LazyFrame:
+    # written a block of games at a time to the step's scratch folder, then streamed into the lake
+    return trajectory_bags_table(tokens, sampled, run.blacklist, run.preset.duckdb_memory_limit, run.scratch)[0]
 
 
-def prototype(run: Run, bags: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    return run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games},
+def prototype(run: Run, bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame) -> pl.DataFrame:
+    return run_sql("winner_prototypes", {"trajectory_bags": bags.lazy().collect(), "games": games},
                    memory_limit=run.preset.duckdb_memory_limit)
 
 

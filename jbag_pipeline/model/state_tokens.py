@@ -24,7 +24,7 @@ def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: boo
     return table.sort("game_id", "state_idx", "token")
 
 
-STATES_PER_FILE = 5_000  # states per scratch file of tokenize_states_to (~3M token rows of a 7 Wonders game)
+STATES_PER_FILE = 1_000  # states per scratch file of tokenize_states_to (about 2M token rows in 7 Wonders)
 
 
 def tokenize_states_to(states: pl.DataFrame | pl.LazyFrame, folder: Path, *, mode: str = "both",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 
-from jbag_pipeline.storage.game_blocks import Table, concat_ordered, distinct_tokens, game_blocks
+from jbag_pipeline.storage.game_blocks import Table, concat_ordered, distinct_tokens, game_blocks, write_ordered
 from jbag_pipeline.storage.schemas import TRAJECTORY_BAGS
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tokenize import TokenFilter
@@ -28,9 +30,11 @@ def filter_tokens(tokens: pl.DataFrame, blacklist: tuple[str, ...]) -> tuple[pl.
 
 
 def trajectory_bags_table(state_tokens: Table, sampled_states: pl.DataFrame, blacklist: tuple[str, ...],
-                          memory_limit: str = "4GB") -> tuple[pl.DataFrame, list[str]]:
+                          memory_limit: str = "4GB",
+                          folder: Path | None = None) -> tuple[pl.DataFrame | pl.LazyFrame, list[str]]:
     """Bags (game, frequency, game_id, token, count, p) of the sampled states, blacklisted tokens filtered first;
-    a block of games at a time (game_blocks), in sql/trajectory_bags.sql's order."""
+    a block of games at a time (game_blocks), in sql/trajectory_bags.sql's order; with a scratch `folder`, a scan
+    of files written there (write_ordered), the table never held whole."""
     dropped: set[str] = set()
 
     def pieces():
@@ -41,4 +45,8 @@ def trajectory_bags_table(state_tokens: Table, sampled_states: pl.DataFrame, bla
             yield run_sql("trajectory_bags", {"state_tokens": kept, "sampled_states": sampled_states.filter(ids)},
                           memory_limit=memory_limit)
 
-    return concat_ordered(pieces(), ["game", "frequency"], TRAJECTORY_BAGS), sorted(dropped)
+    keys = ["game", "frequency"]
+    if folder is not None:
+        bags = write_ordered(pieces(), keys, TRAJECTORY_BAGS, folder)
+        return bags, sorted(dropped)  # the generator has run: dropped is complete
+    return concat_ordered(pieces(), keys, TRAJECTORY_BAGS), sorted(dropped)

@@ -55,6 +55,13 @@ def game_blocks(table: Table, rows: int | None = None, game_ids: Sequence[int] |
         yield block.collect()
 
 
+def detached(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with string buffers of its own. A frame derived from a block by joins and group-bys may hold its
+    strings as views into the block's buffers, which then outlive the block: kept for every block, a small
+    result would pin all of state_tokens' strings (measured: 3 GB of 7 Wonders' at 400 games)."""
+    return pl.from_arrow(frame.to_arrow())
+
+
 def distinct_tokens(table: Table) -> list[str]:
     """The sorted distinct values of the `token` column (streamed: only the distinct values are held)."""
     return table.lazy().select(pl.col("token").unique()).collect(engine="streaming")["token"].sort().to_list()

@@ -122,6 +122,8 @@ def test_blocked_steps_write_what_the_whole_table_gives(tables, scanned, monkeyp
         folder.mkdir()
         written = segmented_bags(source, sampled, n_segments=3, blacklist=BLACKLIST, folder=folder)
         assert isinstance(written, pl.LazyFrame) and written.collect().equals(whole["segmented_bags"])
+        written, dropped = trajectory_bags_table(source, sampled, BLACKLIST, folder=folder)
+        assert written.collect().equals(whole["trajectory_bags"][0]) and dropped == whole["trajectory_bags"][1]
         assert blocked["winner_classification"].equals(whole["winner_classification"])
         assert blocked["leaky_tokens"][0].equals(whole["leaky_tokens"][0])
         assert blocked["leaky_tokens"][1] == whole["leaky_tokens"][1]
