@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="jbag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialise the asset graph (what the Dagster UI would do)")
-    run.add_argument("--preset", help="smoke | demo | paper | a TOML preset file, FILE.toml (default: JBAG_PRESET, "
+    run.add_argument("--preset", help="smoke | demo | reproduce | paper | a TOML preset file, FILE.toml (default: JBAG_PRESET, "
                      "else demo)")
     run.add_argument("--seed", type=cli_checks.seed, help="run seed in 0..2^32-1 (default: the preset's)")
     run.add_argument("--data-dir", help="data directory (default: JBAG_DATA_DIR, else ./data)")
