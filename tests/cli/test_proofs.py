@@ -190,6 +190,7 @@ def test_run_killed_mid_write_leaves_previous_partitions_and_rerun_succeeds(base
 
     wait_ok(start_jbag(*SMOKE_RUN, "--data-dir", str(root), log=log), log)
     assert parquet_files(root) == before
+    assert not list(lake.lake_dir(root).rglob(".part-*.tmp"))  # the killed writer's half file is cleaned up
     # the killed run is marked failed, so it no longer holds one of the UI queue's max_concurrent_runs slots
     instance = dg.DagsterInstance.from_config(str(root / "dagster_home"))
     killed = [run for run in instance.get_runs() if run.status == dg.DagsterRunStatus.FAILURE]
