@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jbag_pipeline.cli.checks as cli_checks
 import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.cli import interrupt
 
 
 def cmd_run(args) -> int:
@@ -189,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "run" or getattr(args, "debug", False):
+        interrupt.hand_back()  # jbag sql's prompt cancels a query on KeyboardInterrupt; --debug shows where it was
     if getattr(args, "debug", False):
         return args.func(args)
     try:
