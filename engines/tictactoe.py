@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import OURS, Game, State, check_dialect, check_params, common_json
+from engines.base import OURS, Game, WinLossDrawState, check_dialect, check_params, common_json
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -74,7 +74,7 @@ class TicTacToe(Game):
         return state
 
 
-class TicTacToeState(State):
+class TicTacToeState(WinLossDrawState):
     """A Tic-Tac-Toe position: both players' bitboards, the move count and the outcome."""
 
     __slots__ = ("_seats", "_moves", "_winner", "_over")
@@ -120,17 +120,6 @@ class TicTacToeState(State):
         other._winner = self._winner
         other._over = self._over
         return other
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> list[int]:
-        if self._winner < 0:
-            return [0, 0]
-        return [1, -1] if self._winner == 0 else [-1, 1]
-
-    def scores(self) -> list[float]:
-        return [float(r) for r in self.returns()]
 
     def key(self) -> Hashable:
         return (self._seats[0], self._seats[1])
