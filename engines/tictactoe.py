@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import OURS, Game, WinLossDrawState, check_dialect, check_params, common_json
+from engines.base import OURS, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -74,7 +74,7 @@ class TicTacToe(Game):
         return state
 
 
-class TicTacToeState(WinLossDrawState):
+class TicTacToeState(AlternatingTwoSeatState):
     """A Tic-Tac-Toe position: both players' bitboards, the move count and the outcome."""
 
     __slots__ = ("_seats", "_moves", "_winner", "_over")
@@ -85,14 +85,6 @@ class TicTacToeState(WinLossDrawState):
         self._moves = 0
         self._winner = -1
         self._over = False
-
-    @property
-    def current_player(self) -> int:
-        return self._moves & 1
-
-    @property
-    def turn_counter(self) -> int:
-        return self._moves
 
     def legal_actions(self) -> list[int]:
         if self._over:
