@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import jbag_pipeline.cli.checks as cli_checks
+import jbag_pipeline.cli.interrupt as interrupt
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.cli import interrupt
 
 
 def cmd_run(args) -> int:
