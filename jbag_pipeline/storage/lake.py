@@ -150,6 +150,11 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
     return pl.concat([_read_parquet(f) for f in files], how="vertical_relaxed")
 
 
+def read_optional(root: Path, table: str) -> pl.DataFrame | None:
+    """Every partition of `table`, or None when the lake has none yet (an input a table or report may lack)."""
+    return read_table(root, table) if table_exists(root, table) else None
+
+
 def _read_parquet(path: Path) -> pl.DataFrame:
     try:
         return pl.read_parquet(path)

@@ -109,3 +109,10 @@ def test_a_write_names_its_temporary_file_after_the_writing_process(tmp_path, mo
     host = this_host()
     assert names and names[0].startswith(f".part-{host}-{os.getpid()}-{lifeline.start_of(os.getpid())!r}-")
     assert lake.stale_temporaries(tmp_path) == []
+
+
+def test_read_optional_gives_none_for_a_table_without_files_and_the_table_else(tmp_path):
+    assert lake.read_optional(tmp_path, "t") is None
+    frame = pl.DataFrame({"x": [1, 2]})
+    lake.write_table(frame, tmp_path, "t", {"game": "a"})
+    assert lake.read_optional(tmp_path, "t").equals(frame)
