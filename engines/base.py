@@ -115,6 +115,35 @@ class State:
         return winners[0] if len(winners) == 1 else None
 
 
+class AlternatingTwoSeatState(State):
+    """A two-seat state whose seats move in turn, one move a turn (`_moves` made so far), scored by its result alone:
+    `_winner` is the winning seat (-1 while the game runs or on a draw) and `_over` whether it ended; returns and
+    scores are +1 for the winner, -1 for the loser, 0 each on a draw."""
+
+    __slots__ = ()
+    _moves: int
+    _winner: int
+    _over: bool
+
+    @property
+    def current_player(self) -> int:
+        return self._moves & 1
+
+    @property
+    def turn_counter(self) -> int:
+        return self._moves
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[int]:
+        if self._winner < 0:
+            return [0, 0]
+        return [1, -1] if self._winner == 0 else [-1, 1]
+
+    def scores(self) -> list[float]:
+        return [float(r) for r in self.returns()]
+
 class Game:
     """A game with fixed parameters; creates states. Subclasses set `name`, `n_players`, `params`."""
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import jbag_pipeline.cli.checks as cli_checks
+import jbag_pipeline.cli.interrupt as interrupt
 import jbag_pipeline.storage.lake as lake
 
 
@@ -189,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "run" or getattr(args, "debug", False):
+        interrupt.hand_back()  # jbag sql's prompt cancels a query on KeyboardInterrupt; --debug shows where it was
     if getattr(args, "debug", False):
         return args.func(args)
     try:

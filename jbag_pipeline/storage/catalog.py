@@ -165,12 +165,15 @@ def publish(root: Path) -> Publication:
     """Publish every consistent lake partition and point a new <root>/jbag.duckdb at it (see the module docstring).
 
     Under the lake lock: an ingest committed but cut short is finished first (staging.recover), none moves files
-    while they are linked, and a temporary catalog file left by a killed build is removed."""
+    while they are linked, and a temporary catalog file left by a killed build is removed, as are the temporary
+    lake files of writers that were killed (lake.stale_temporaries)."""
     root = Path(root).resolve()
     root.mkdir(parents=True, exist_ok=True)
     with staging.lake_lock(root):
         staging.recover(root)
         for stale in sorted(root.glob(f"{TEMP_CATALOG_PREFIX}*.duckdb*")):  # only builds write them, under this lock
+            stale.unlink(missing_ok=True)
+        for stale in lake.stale_temporaries(root):
             stale.unlink(missing_ok=True)
         return _publish(root)
 

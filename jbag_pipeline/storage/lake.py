@@ -2,8 +2,9 @@
 
 Layout: <data_dir>/lake/<table>/game=<game>/part.parquet (or <table>/all/part.parquet when unpartitioned).
 A write goes to a temporary file in the same folder and is renamed over the old one, so readers see the
-old partition or the new one, never half of either. A worker process whose `jbag run` is gone writes nothing
-(compute/lifeline.py). Files are created 0666 less the umask (as any tool's
+old partition or the new one, never half of either; the temporary file's name says which process on which host
+writes it, so a killed writer's leftover is told from a live one's and removed (stale_temporaries, at the next
+catalog build). A worker process whose `jbag run` is gone writes nothing (compute/lifeline.py). Files are created 0666 less the umask (as any tool's
 output), not mkstemp's 0600, so the group can read a shared lake.
 
 A file written inside a Dagster step carries its lineage in its Parquet key-value metadata: per game, the
@@ -19,18 +20,25 @@ import json
 import os
 import re
 import secrets
+import socket
 import sys
+import time
 from pathlib import Path
 
 import polars as pl
 
-from jbag_pipeline.compute.lifeline import refuse_if_orphaned
+from jbag_pipeline.compute.lifeline import owner_alive, owner_token, refuse_if_orphaned
 from jbag_pipeline.storage.schemas import TABLE_SCHEMAS
 
 DEFAULT_DATA_DIR = "data"
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 LINEAGE_KEY = "jbag.lineage"  # Parquet key-value metadata: {game: [{"preset": ..., "seed": ...}, ...]}
 UNSEEDED_PREFIX = "ingest"  # ingested_* and ingest_quarantine come from outside files, not from a seed
+# .part-<host>-<pid>-<start>-<random>.parquet.tmp: the writing process (start: lifeline.start_of), so a later
+# build can tell a killed writer's leftover from a file being written now
+_TEMP_NAME = re.compile(r"^\.part-(?P<host>.+)-(?P<pid>\d+)-(?P<start>[0-9.]+)-[0-9a-f]{8}\.parquet\.tmp$")
+_UNNAMED_TEMP = re.compile(r"^\.part-[0-9a-f]{16}\.parquet\.tmp$")  # written before names said whose it is
+UNNAMED_TEMP_SECONDS = 24 * 3600  # an unnamed temporary untouched this long has no writer (a write takes minutes)
 _step_reads: dict = {"step": None, "tables": {}}  # table -> lineage of what the running Dagster step has read
 
 
@@ -80,7 +88,7 @@ def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, 
     folder, fsynced, renamed over `target`."""
     refuse_if_orphaned(str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
+    tmp = str(target.parent / temporary_name())
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as for any new file
     try:
         lineage = lineage_of_write(table, partition)
@@ -93,6 +101,37 @@ def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", socket.gethostname())[:64]
+
+
+def temporary_name() -> str:
+    """The name of a temporary lake file this process writes: its host, pid and start, then a random part."""
+    pid, start = owner_token()
+    return f".part-{_host()}-{pid}-{start!r}-{secrets.token_hex(4)}.parquet.tmp"
+
+
+def stale_temporaries(root: Path) -> list[Path]:
+    """Temporary lake files no live process will rename: their writer on this host is gone (killed mid-write), or,
+    for an unnamed one of an older jbag, untouched for UNNAMED_TEMP_SECONDS. Another host's are never listed."""
+    stale = []
+    for folder, subfolders, names in os.walk(lake_dir(root)):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]  # publications, staging
+        for name in names:
+            named = _TEMP_NAME.match(name)
+            path = Path(folder) / name
+            if named and named["host"] == _host():
+                if not owner_alive((int(named["pid"]), float(named["start"]))):
+                    stale.append(path)
+            elif _UNNAMED_TEMP.match(name):
+                try:
+                    if time.time() - path.stat().st_mtime > UNNAMED_TEMP_SECONDS:
+                        stale.append(path)
+                except FileNotFoundError:  # renamed or removed since it was listed
+                    pass
+    return sorted(stale)
 
 
 def read_table(root: Path, table: str, partition: dict[str, str] | None = None) -> pl.DataFrame:
@@ -109,6 +148,11 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
     for f in files:
         _note_read(table, f)
     return pl.concat([_read_parquet(f) for f in files], how="vertical_relaxed")
+
+
+def read_optional(root: Path, table: str) -> pl.DataFrame | None:
+    """Every partition of `table`, or None when the lake has none yet (an input a table or report may lack)."""
+    return read_table(root, table) if table_exists(root, table) else None
 
 
 def _read_parquet(path: Path) -> pl.DataFrame:
