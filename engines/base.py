@@ -8,7 +8,8 @@ reproducible from its seed and action list.
 from __future__ import annotations
 
 import random
-from typing import Any, Hashable
+from functools import partial
+from typing import Any, Callable, Hashable
 
 Action = Any  # int, str, or tuple of ints/strings; JSON arrays are accepted wherever a tuple is
 
@@ -106,6 +107,11 @@ class State:
         Perfect-information games without chance return a clone.
         """
         return self.clone()
+
+    def determinizer(self, player: int) -> Callable[[random.Random], "State"]:
+        """determinize(player, rng) as a function of the rng alone, valid while this state is unchanged: MCTS
+        samples one an iteration. An engine may work out once here what does not depend on the rng."""
+        return partial(self.determinize, player)
 
     def winner(self) -> int | None:
         """The single winning seat of a finished game, None on a draw or while the game runs."""
