@@ -8,10 +8,18 @@ aggregates over all its games, are rebuilt by every ingest into it). Side by sid
 same 10-state ingest into an empty lake and into the game a large file filled, alternated `repeats` times, and
 the ratio of their medians (target: at most 1.5). Each ingest is run_ingest (the Dagster ingest group, then the
 catalog) in this process; CPU time of this process (all its threads: the machine may be shared).
+
+`--cli` (`ingest/cli`): the issue's case through the command itself. A batch of real TAG trajectories (the
+shared reference's Dominion games, copied under new game ids) of at least CLI_LARGE_MB MB is ingested once;
+then the same 10-state TAG game is ingested into an empty data directory and into that game, alternated
+`repeats` times, each `jbag ingest` a process of its own: CPU seconds and peak RSS (benchmarks/measured.py),
+medians and their ratio (target: at most 1.5).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import sys
 import tempfile
@@ -21,12 +29,17 @@ from pathlib import Path
 import dagster as dg
 import orjson
 
+from benchmarks.card_game_states import TAG_TRAJECTORIES
+from benchmarks.measured import measure
 from jbag_pipeline.cli.ingest import run_ingest
 
 SMALL_INGESTS = 20
 SIDE_BY_SIDE_STATES = 10  # the issue's "10-state ingest"
 LARGE_GAMES = 100
 LARGE_STATES_PER_GAME = 60
+CLI_LARGE_MB = 22  # the issue's "one 22 MB ingest"
+CLI_GAME = "Dominion"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def small_file(folder: Path, game_id: int, game_type: str = "Nim", n_states: int = 2) -> Path:
@@ -114,7 +127,70 @@ def run(repeats: int = 3) -> list[dict]:
     return rows
 
 
+def tag_batch(folder: Path, megabytes: float = CLI_LARGE_MB, game_type: str = CLI_GAME) -> Path:
+    """A folder of real TAG trajectories of `game_type`, copied under new game ids until it holds `megabytes` MB."""
+    sources = sorted((TAG_TRAJECTORIES / game_type).glob("*.json"))
+    if not sources:
+        raise FileNotFoundError(f"bench_ingest: no TAG trajectories under {TAG_TRAJECTORIES / game_type}")
+    batch, size, game_id = folder / "large", 0, 100_000
+    batch.mkdir()
+    while size < megabytes * 1e6:
+        data = sources[game_id % len(sources)].read_bytes()
+        (batch / f"{game_type}-{game_id}.json").write_bytes(data)
+        size, game_id = size + len(data), game_id + 1
+    return batch
+
+
+def tag_prefix(folder: Path, game_id: int, n_states: int = SIDE_BY_SIDE_STATES, game_type: str = CLI_GAME) -> Path:
+    """The first `n_states` states of a real TAG trajectory as a game of its own, with the real game's result."""
+    states = json.loads(sorted((TAG_TRAJECTORIES / game_type).glob("*.json"))[0].read_text())
+    prefix = states[:n_states]
+    prefix[-1] = {**prefix[-1], "playerResults": states[-1]["playerResults"]}
+    path = folder / f"{game_type}-{game_id}.json"
+    path.write_text(json.dumps(prefix))
+    return path
+
+
+def cli_ingest(path: Path, data: Path, log: Path) -> dict:
+    """`jbag ingest path --data-dir data` as a process of its own: its wall and CPU seconds and peak RSS (MB)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env.pop("DAGSTER_HOME", None)  # the data directory's own instance
+    command = [sys.executable, "-m", "jbag_pipeline.cli", "ingest", str(path), "--data-dir", str(data)]
+    figures = measure(command, cwd=ROOT, env=env, log=log)
+    if figures["returncode"] != 0:
+        raise RuntimeError(f"bench_ingest: jbag ingest {path} exited with {figures['returncode']}:\n"
+                           f"{log.read_text(errors='replace')[-2000:]}")
+    return figures
+
+
+def cli_side_by_side(repeats: int = 3) -> list[dict]:
+    """The 10-state `jbag ingest` into an empty data directory and after a CLI_LARGE_MB MB one into its game."""
+    with tempfile.TemporaryDirectory(prefix="jbag-bench-ingest-cli-") as tmp:
+        folder = Path(tmp)
+        (folder / "small").mkdir()
+        full = folder / "data-full"
+        batch = tag_batch(folder)
+        mb = sum(p.stat().st_size for p in batch.iterdir()) / 1e6
+        large = cli_ingest(batch, full, folder / "large.log")
+        empty, after = [], []
+        for repeat in range(repeats):
+            empty.append(cli_ingest(tag_prefix(folder / "small", 1_000 + repeat), folder / f"data-empty-{repeat}",
+                                    folder / "empty.log"))
+            after.append(cli_ingest(tag_prefix(folder / "small", 2_000 + repeat), full, folder / "after.log"))
+    rows = [{"benchmark": "ingest/cli", "subject": f"large TAG batch ({mb:.1f} MB, {CLI_GAME})", "metric": metric,
+             "median": large[name], "ratio": None} for metric, name in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb"))]
+    for metric, name in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb")):
+        base, then = statistics.median(f[name] for f in empty), statistics.median(f[name] for f in after)
+        rows += [{"benchmark": "ingest/cli", "subject": f"{SIDE_BY_SIDE_STATES}-state jbag ingest, empty data dir",
+                  "metric": metric, "median": base, "ratio": None},
+                 {"benchmark": "ingest/cli", "subject": f"{SIDE_BY_SIDE_STATES}-state jbag ingest after the large one",
+                  "metric": metric, "median": then, "ratio": then / base}]
+    return rows
+
+
 if __name__ == "__main__":
-    for row in run(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
+    arguments = [a for a in sys.argv[1:] if a != "--cli"]
+    bench = cli_side_by_side if "--cli" in sys.argv[1:] else run
+    for row in bench(int(arguments[0]) if arguments else 3):
         ratio = "" if row["ratio"] is None else f"  ratio {row['ratio']:.2f}"
         print(f"{row['benchmark']:14s} {row['subject']:58s} {row['median']:8.2f} {row['metric']}{ratio}")

@@ -1,0 +1,97 @@
+"""Extend a game's ingested model by the games an ingest adds, in the ingest's own transaction.
+
+When every ingested model partition of the game is up to date (its recorded input fingerprint is the current
+one, ingest/refresh.py), an ingest that only adds games updates the model from those games alone: their sampled
+states and bags are appended as segments; the prototypes are the kept per-seat token sums (their `count`) plus
+the new games' counts, renormalised (sql/winner_prototypes_added.sql); the classification is recomputed from
+those sums and the held-out games' tokens only. Each equals a rebuild over all of the game's games. Once the
+transaction commits, the new fingerprints are taken under the lake lock, for the ingest asset to record as the
+model partitions' materialisations. Otherwise nothing is staged and the model's own runs rebuild the partitions
+(automation/ingested.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.analysis.classification import classification_from_sums, split_games
+from jbag_pipeline.assets.ingested_model import (BAGS_TABLE, CHAIN, CLASSIFICATION_TABLE, PROTOTYPES_TABLE,
+                                                 SAMPLED_TABLE, ingested_blacklist)
+from jbag_pipeline.assets.model_chain import Run, bag, sample
+from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint, stale_tables
+from jbag_pipeline.ingest.store import STATES_TABLE, TOKENS_TABLE, Added
+from jbag_pipeline.presets import Preset
+from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.storage.staging import LakeTransaction
+
+
+@dataclass
+class ModelIncrement:
+    """write_batch's `extend`: stages the model update of each game whose model is up to date; `recorded(table,
+    game)` is the fingerprint the partition's latest materialisation recorded."""
+
+    root: Path
+    preset: Preset
+    recorded: Callable[[str, str], str | None]
+    extended: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> table -> rows staged
+    fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # game -> table -> after the commit
+
+    def __call__(self, tx: LakeTransaction, game: str, stored_games: pl.DataFrame, added: Added) -> None:
+        params = repr(self.preset)
+        if stale_tables(self.root, CHAIN, game, params, lambda table: self.recorded(table, game)):
+            return  # the model's own run rebuilds it over every game
+        staged = stage_increment(tx, self.root, self.preset, game, stored_games, added)
+        self.extended[game] = staged
+        tx.after_commit.append(lambda: self.fingerprints.__setitem__(game, {
+            table: input_fingerprint(self.root, inputs, game, params) for table, inputs in CHAIN}))
+
+    def materializations(self) -> list[dg.AssetMaterialization]:
+        """What the commit made of each extended model partition, with the fingerprint of its inputs."""
+        return [dg.AssetMaterialization(asset_key=table, partition=game, metadata={
+                    FINGERPRINT_KEY: fingerprint, "incremental": True,
+                    "rows_staged": self.extended[game][table]})
+                for game, tables in sorted(self.fingerprints.items()) for table, fingerprint in tables.items()]
+
+
+def stage_increment(tx: LakeTransaction, root: Path, preset: Preset, game: str, stored_games: pl.DataFrame,
+                    added: Added) -> dict[str, int]:
+    """Stage the game's model updated by the `added` games (see the module docstring); returns rows per table."""
+    partition = {"game": game}
+    run = Run(SAMPLED_TABLE, game, preset, ingested_blacklist(preset, game))
+    sampled = sample(run, added.states, added.games)
+    bags = bag(run, added.tokens, sampled)
+    prototypes = run_sql("winner_prototypes_added", {
+        "prototypes": lake.read_table(root, PROTOTYPES_TABLE, partition), "trajectory_bags": bags,
+        "games": added.games}, memory_limit=preset.duckdb_memory_limit)
+    games = pl.concat([stored_games, added.games.select(stored_games.columns)]).sort("game_id")
+    classification = classification_from_sums(
+        prototypes.filter(pl.col("frequency") == "full"), held_out_tokens(root, game, games, added, preset),
+        state_counts(root, game, added), games, preset.test_share, run.blacklist)
+    tx.append(sampled, SAMPLED_TABLE, partition)
+    tx.append(bags, BAGS_TABLE, partition)
+    tx.write(prototypes, PROTOTYPES_TABLE, partition)
+    tx.write(classification, CLASSIFICATION_TABLE, partition)
+    return {SAMPLED_TABLE: len(sampled), BAGS_TABLE: len(bags), PROTOTYPES_TABLE: len(prototypes),
+            CLASSIFICATION_TABLE: len(classification)}
+
+
+def held_out_tokens(root: Path, game: str, games: pl.DataFrame, added: Added, preset: Preset) -> pl.DataFrame:
+    """The tokens of the games classification holds out (the last decided ids): the stored ones read with that
+    filter pushed into the Parquet scan, plus the added games'."""
+    _, test_ids = split_games(games, preset.test_share)
+    wanted = pl.col("game_id").is_in(test_ids)
+    stored = pl.scan_parquet(lake.partition_files(root, TOKENS_TABLE, {"game": game})).filter(wanted).collect()
+    return pl.concat([stored, added.tokens.filter(wanted).select(stored.columns)])
+
+
+def state_counts(root: Path, game: str, added: Added) -> dict[int, int]:
+    """Recorded states per game_id of the game, the stored ones counted from their game_id column alone."""
+    stored = (pl.scan_parquet(lake.partition_files(root, STATES_TABLE, {"game": game})).group_by("game_id").len()
+              .collect())
+    return {**dict(stored.iter_rows()), **dict(added.states.group_by("game_id").len().iter_rows())}
