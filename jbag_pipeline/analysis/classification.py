@@ -12,7 +12,7 @@ and normalises them there, as the JSON-Bag agent does.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import polars as pl
@@ -165,11 +165,13 @@ def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games:
     return pl.DataFrame(rows, schema=CLASSIFICATION)
 
 
-def classification_from_sums(decided_counts: pl.DataFrame, held_out_tokens: pl.DataFrame, n_states: dict[int, int],
-                             games: pl.DataFrame, test_share: float, blacklist: tuple[str, ...]) -> pl.DataFrame:
-    """winner_classification_table from the token count sums of every decided game per winning seat
-    (seat, token, count: a game's `full` prototypes, blacklist applied) and the tokens of the held-out games only
-    (with n_states of each): the training sums are those less the held-out games' whole bags."""
+def classification_from_sums(decided_counts: pl.DataFrame, prefix_bags: Callable[[pl.DataFrame], pl.DataFrame],
+                             n_states: dict[int, int], games: pl.DataFrame, test_share: float,
+                             blacklist: tuple[str, ...]) -> pl.DataFrame:
+    """winner_classification_table from the token count sums of every decided game per winning seat (seat, token,
+    count: a game's `full` prototypes, blacklist applied) and the held-out games' prefix bags only:
+    prefix_bags(cut) is (game_id, token, count) summed over the states of each game of `cut` (game_id, limit)
+    with state_idx < limit. The training sums are the decided sums less the held-out games' whole bags."""
     combos = [("full", NO_SELECTION, None)]
     game = games["game"][0] if "game" in games.columns and len(games) else ""
     train_ids, test_ids = split_games(games, test_share)
@@ -179,12 +181,15 @@ def classification_from_sums(decided_counts: pl.DataFrame, held_out_tokens: pl.D
     if stateless:
         raise ValueError(f"winner classification: {len(stateless)} held-out games have no states, e.g. game_id "
                          f"{stateless[0]}")
-    tokens, _ = filter_tokens(held_out_tokens.filter(pl.col("game_id").is_in(test_ids))
-                              .select("game_id", "state_idx", "token", "count"), blacklist)
     winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
     truth = np.array([winner[g] for g in test_ids])
     majority_accuracy = float(np.mean(truth == majority_seat([winner[g] for g in train_ids])))
-    held_out = (_bags(tokens).with_columns(pl.col("game_id").replace_strict(winner, return_dtype=pl.Int64).alias("seat"))
+    bags = {}
+    for share in sorted(PREFIXES, reverse=True):  # 1.0 first: the whole held-out games
+        cut = pl.DataFrame({"game_id": test_ids, "limit": [math.ceil(share * n_states[g]) for g in test_ids]},
+                           schema={"game_id": pl.Int64, "limit": pl.Int64})
+        bags[share] = filter_tokens(prefix_bags(cut).select("game_id", "token", "count"), blacklist)[0]
+    held_out = (bags[1.0].with_columns(pl.col("game_id").replace_strict(winner, return_dtype=pl.Int64).alias("seat"))
                 .group_by("seat", "token").agg(pl.col("count").sum().alias("held_out")))
     train = (decided_counts.select(pl.col("seat").cast(pl.Int64), "token", pl.col("count").cast(pl.Int64))
              .join(held_out, on=["seat", "token"], how="left")
@@ -192,10 +197,7 @@ def classification_from_sums(decided_counts: pl.DataFrame, held_out_tokens: pl.D
              .filter(pl.col("count") > 0))
     rows = []
     for share in PREFIXES:
-        cut = pl.DataFrame({"game_id": test_ids, "limit": [math.ceil(share * n_states[g]) for g in test_ids]},
-                           schema={"game_id": pl.Int64, "limit": pl.Int64})
-        test = _bags(tokens.join(cut, on="game_id").filter(pl.col("state_idx") < pl.col("limit")))
-        predicted = predict_from_counts(train, test, test_ids, None)
+        predicted = predict_from_counts(train, bags[share], test_ids, None)
         rows.append({"game": game, "frequency": "full", "feature_variant": NO_SELECTION, "prefix": share,
                      "n_tokens": None, "n_train": len(train_ids), "n_test": len(test_ids),
                      **accuracy_row(int(np.sum(predicted == truth)), len(test_ids), majority_accuracy)})

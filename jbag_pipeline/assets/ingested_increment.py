@@ -20,7 +20,7 @@ import dagster as dg
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.analysis.classification import classification_from_sums, split_games
+from jbag_pipeline.analysis.classification import classification_from_sums
 from jbag_pipeline.assets.ingested_model import (BAGS_TABLE, CHAIN, CLASSIFICATION_TABLE, PROTOTYPES_TABLE,
                                                  SAMPLED_TABLE, ingested_blacklist)
 from jbag_pipeline.assets.model_chain import Run, bag, sample
@@ -71,7 +71,7 @@ def stage_increment(tx: LakeTransaction, root: Path, preset: Preset, game: str, 
         "games": added.games}, memory_limit=preset.duckdb_memory_limit)
     games = pl.concat([stored_games, added.games.select(stored_games.columns)]).sort("game_id")
     classification = classification_from_sums(
-        prototypes.filter(pl.col("frequency") == "full"), held_out_tokens(root, game, games, added, preset),
+        prototypes.filter(pl.col("frequency") == "full"), prefix_bags(root, game, added),
         state_counts(root, game, added), games, preset.test_share, run.blacklist)
     tx.append(sampled, SAMPLED_TABLE, partition)
     tx.append(bags, BAGS_TABLE, partition)
@@ -81,13 +81,20 @@ def stage_increment(tx: LakeTransaction, root: Path, preset: Preset, game: str, 
             CLASSIFICATION_TABLE: len(classification)}
 
 
-def held_out_tokens(root: Path, game: str, games: pl.DataFrame, added: Added, preset: Preset) -> pl.DataFrame:
-    """The tokens of the games classification holds out (the last decided ids): the stored ones read with that
-    filter pushed into the Parquet scan, plus the added games'."""
-    _, test_ids = split_games(games, preset.test_share)
-    wanted = pl.col("game_id").is_in(test_ids)
-    stored = pl.scan_parquet(lake.partition_files(root, TOKENS_TABLE, {"game": game})).filter(wanted).collect()
-    return pl.concat([stored, added.tokens.filter(wanted).select(stored.columns)])
+def prefix_bags(root: Path, game: str, added: Added) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    """classification_from_sums' prefix_bags over the game's stored tokens and the added ones: a streaming scan
+    that reads only the row groups of the games asked for and keeps only their summed bags in memory."""
+    files = lake.partition_files(root, TOKENS_TABLE, {"game": game})
+    columns = ["game_id", "state_idx", "token", "count"]
+
+    def bags(cut: pl.DataFrame) -> pl.DataFrame:
+        tokens = pl.concat([pl.scan_parquet(files).select(columns), added.tokens.lazy().select(columns)])
+        return (tokens.filter(pl.col("game_id").is_in(cut["game_id"].implode()))
+                .join(cut.lazy(), on="game_id").filter(pl.col("state_idx") < pl.col("limit"))
+                .group_by("game_id", "token").agg(pl.col("count").sum()).sort("game_id", "token")
+                .collect(engine="streaming"))
+
+    return bags
 
 
 def state_counts(root: Path, game: str, added: Added) -> dict[int, int]:
