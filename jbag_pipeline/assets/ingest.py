@@ -66,8 +66,8 @@ def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, sett
     increment = ModelIncrement(root, settings.get_preset(),
                                lambda table, game: recorded_fingerprint(context.instance, table, game))
     summary = write_batch(root, batch, extend=increment)
-    for materialization in increment.materializations():  # the model partitions the ingest's commit updated
-        context.log_event(materialization)
+    for event in increment.events():  # the model partitions the ingest's commit updated, and their checks
+        context.log_event(event)
     problems = problem_lines(summary.quarantined)
     for line in problems:  # info: the event log keeps them; `jbag ingest` prints them once itself
         context.log.info(f"quarantined: {line}")

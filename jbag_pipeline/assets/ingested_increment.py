@@ -6,7 +6,7 @@ states and bags are appended as segments; the prototypes are the kept per-seat t
 the new games' counts, renormalised (sql/winner_prototypes_added.sql); the classification is recomputed from
 those sums and the held-out games' tokens only. Each equals a rebuild over all of the game's games. Once the
 transaction commits, the new fingerprints are taken under the lake lock, for the ingest asset to record as the
-model partitions' materialisations. Otherwise nothing is staged and the model's own runs rebuild the partitions
+model partitions' materialisations (with the model steps' asset checks of what was staged). Otherwise nothing is staged and the model's own runs rebuild the partitions
 (automation/ingested.py).
 """
 
@@ -21,8 +21,8 @@ import polars as pl
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.analysis.classification import classification_from_sums
-from jbag_pipeline.assets.ingested_model import (BAGS_TABLE, CHAIN, CLASSIFICATION_TABLE, PROTOTYPES_TABLE,
-                                                 SAMPLED_TABLE, ingested_blacklist)
+from jbag_pipeline.assets.ingested_model import (BAGS_TABLE, CHAIN, CLASSIFICATION_TABLE, INGESTED_CHAIN,
+                                                 PROTOTYPES_TABLE, SAMPLED_TABLE, ingested_blacklist)
 from jbag_pipeline.assets.model_chain import Run, bag, sample
 from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint, stale_tables
 from jbag_pipeline.ingest.store import STATES_TABLE, TOKENS_TABLE, Added
@@ -40,28 +40,49 @@ class ModelIncrement:
     preset: Preset
     recorded: Callable[[str, str], str | None]
     extended: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> table -> rows staged
+    checks: dict[str, list[dg.AssetCheckEvaluation]] = field(default_factory=dict)  # game -> the steps' checks
     fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)  # game -> table -> after the commit
 
     def __call__(self, tx: LakeTransaction, game: str, stored_games: pl.DataFrame, added: Added) -> None:
         params = repr(self.preset)
         if stale_tables(self.root, CHAIN, game, params, lambda table: self.recorded(table, game)):
             return  # the model's own run rebuilds it over every game
-        staged = stage_increment(tx, self.root, self.preset, game, stored_games, added)
-        self.extended[game] = staged
+        outputs = stage_increment(tx, self.root, self.preset, game, stored_games, added)
+        self.extended[game] = {table: len(frame) for table, frame in outputs.items()}
+        self.checks[game] = check_evaluations(self.preset, game, outputs)
         tx.after_commit.append(lambda: self.fingerprints.__setitem__(game, {
             table: input_fingerprint(self.root, inputs, game, params) for table, inputs in CHAIN}))
 
-    def materializations(self) -> list[dg.AssetMaterialization]:
-        """What the commit made of each extended model partition, with the fingerprint of its inputs."""
-        return [dg.AssetMaterialization(asset_key=table, partition=game, metadata={
-                    FINGERPRINT_KEY: fingerprint, "incremental": True,
-                    "rows_staged": self.extended[game][table]})
-                for game, tables in sorted(self.fingerprints.items()) for table, fingerprint in tables.items()]
+    def events(self) -> list[dg.AssetMaterialization | dg.AssetCheckEvaluation]:
+        """What the commit made of each extended model partition, with the fingerprint of its inputs, and the
+        model steps' checks of what it staged."""
+        events: list[dg.AssetMaterialization | dg.AssetCheckEvaluation] = []
+        for game, tables in sorted(self.fingerprints.items()):
+            events += [dg.AssetMaterialization(asset_key=table, partition=game, metadata={
+                           FINGERPRINT_KEY: fingerprint, "incremental": True,
+                           "rows_staged": self.extended[game][table]}) for table, fingerprint in tables.items()]
+            events += self.checks[game]
+        return events
+
+
+def check_evaluations(preset: Preset, game: str, outputs: dict[str, pl.DataFrame]) -> list[dg.AssetCheckEvaluation]:
+    """The ingested chain's asset checks on the staged frames (the added bags, the whole prototypes and
+    classification), as evaluations of the game's partitions."""
+    evaluations = []
+    for step in INGESTED_CHAIN.steps:
+        table = INGESTED_CHAIN.tables[step.role]
+        for check in step.checks:
+            result = check.evaluate(Run(table, game, preset, ingested_blacklist(preset, game)), outputs[table])
+            evaluations.append(dg.AssetCheckEvaluation(asset_key=dg.AssetKey(table), check_name=result.check_name,
+                                                       passed=result.passed, metadata=result.metadata,
+                                                       partition=game))
+    return evaluations
 
 
 def stage_increment(tx: LakeTransaction, root: Path, preset: Preset, game: str, stored_games: pl.DataFrame,
-                    added: Added) -> dict[str, int]:
-    """Stage the game's model updated by the `added` games (see the module docstring); returns rows per table."""
+                    added: Added) -> dict[str, pl.DataFrame]:
+    """Stage the game's model updated by the `added` games (see the module docstring); returns what it staged
+    per table (of sampled states and bags: the added games' rows)."""
     partition = {"game": game}
     run = Run(SAMPLED_TABLE, game, preset, ingested_blacklist(preset, game))
     sampled = sample(run, added.states, added.games)
@@ -77,8 +98,7 @@ def stage_increment(tx: LakeTransaction, root: Path, preset: Preset, game: str, 
     tx.append(bags, BAGS_TABLE, partition)
     tx.write(prototypes, PROTOTYPES_TABLE, partition)
     tx.write(classification, CLASSIFICATION_TABLE, partition)
-    return {SAMPLED_TABLE: len(sampled), BAGS_TABLE: len(bags), PROTOTYPES_TABLE: len(prototypes),
-            CLASSIFICATION_TABLE: len(classification)}
+    return {SAMPLED_TABLE: sampled, BAGS_TABLE: bags, PROTOTYPES_TABLE: prototypes, CLASSIFICATION_TABLE: classification}
 
 
 def prefix_bags(root: Path, game: str, added: Added) -> Callable[[pl.DataFrame], pl.DataFrame]:

@@ -85,6 +85,11 @@ def test_ingests_that_add_games_extend_the_model_and_equal_one_ingest_of_all(tmp
     settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
     from jbag_pipeline.automation.ingested import changed_games
     assert changed_games(instance, settings) == {}  # the recorded fingerprints are the extended partitions'
+    for table, check in (("ingested_bags", "bags_sum_to_one"), ("ingested_prototypes", "prototypes_sum_to_one"),
+                         ("ingested_classification", "accuracy_in_range")):
+        history = instance.event_log_storage.get_asset_check_execution_history(
+            dg.AssetCheckKey(dg.AssetKey(table), check), limit=100)
+        assert [r.status.value for r in history] == ["SUCCEEDED"] * len(BATCHES), (table, check)  # model run, ingests
     con = open_catalog(root)  # the catalog publishes the segments
     assert run_query(con, "SELECT count(*) FROM ingested_tokens")[1] == [(len(lake.read_table(root, "ingested_tokens")),)]
 
