@@ -3,8 +3,8 @@
 A small ingest (one 2-state game) into an empty lake is timed first (median of `repeats`, each in a fresh
 lake); then a large file is ingested and 20 small files one after another. The small ingests after the large
 one are compared with the first (ratio; target for the 20th: at most 1.5x), once with the large file in
-another game and once in the same game partition as the small ones (whose prototypes and classification,
-aggregates over all its games, are rebuilt by every ingest into it). Side by side (`ingest/side-by-side`): the
+another game and once in the same game partition as the small ones (whose model each ingest extends from its
+new games: assets/ingested_increment.py). Side by side (`ingest/side-by-side`): the
 same 10-state ingest into an empty lake and into the game a large file filled, alternated `repeats` times, and
 the ratio of their medians (target: at most 1.5). Each ingest is run_ingest (the Dagster ingest group, then the
 catalog) in this process; CPU time of this process (all its threads: the machine may be shared).
@@ -13,7 +13,8 @@ catalog) in this process; CPU time of this process (all its threads: the machine
 shared reference's Dominion games, copied under new game ids) of at least CLI_LARGE_MB MB is ingested once;
 then the same 10-state TAG game is ingested into an empty data directory and into that game, alternated
 `repeats` times, each `jbag ingest` a process of its own: CPU seconds and peak RSS (benchmarks/measured.py),
-medians and their ratio (target: at most 1.5).
+medians and their ratio (target: at most 1.5). `--cli --against CHECKOUT` measures the same case with another
+checkout's jbag first (e.g. main before a change), so both ratios come from one run on one machine.
 """
 
 from __future__ import annotations
@@ -151,9 +152,10 @@ def tag_prefix(folder: Path, game_id: int, n_states: int = SIDE_BY_SIDE_STATES, 
     return path
 
 
-def cli_ingest(path: Path, data: Path, log: Path) -> dict:
-    """`jbag ingest path --data-dir data` as a process of its own: its wall and CPU seconds and peak RSS (MB)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+def cli_ingest(path: Path, data: Path, log: Path, code: Path = ROOT) -> dict:
+    """`jbag ingest path --data-dir data` as a process of its own, with the jbag of checkout `code`: its wall and
+    CPU seconds and peak RSS (MB)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
     env.pop("DAGSTER_HOME", None)  # the data directory's own instance
     command = [sys.executable, "-m", "jbag_pipeline.cli", "ingest", str(path), "--data-dir", str(data)]
     figures = measure(command, cwd=ROOT, env=env, log=log)
@@ -163,34 +165,42 @@ def cli_ingest(path: Path, data: Path, log: Path) -> dict:
     return figures
 
 
-def cli_side_by_side(repeats: int = 3) -> list[dict]:
-    """The 10-state `jbag ingest` into an empty data directory and after a CLI_LARGE_MB MB one into its game."""
+def cli_side_by_side(repeats: int = 3, code: Path = ROOT, label: str = "") -> list[dict]:
+    """The 10-state `jbag ingest` into an empty data directory and after a CLI_LARGE_MB MB one into its game, with
+    the jbag of checkout `code` (rows' benchmark name suffixed by `label`)."""
+    name = f"ingest/cli{label}"
     with tempfile.TemporaryDirectory(prefix="jbag-bench-ingest-cli-") as tmp:
         folder = Path(tmp)
         (folder / "small").mkdir()
         full = folder / "data-full"
         batch = tag_batch(folder)
         mb = sum(p.stat().st_size for p in batch.iterdir()) / 1e6
-        large = cli_ingest(batch, full, folder / "large.log")
+        large = cli_ingest(batch, full, folder / "large.log", code)
         empty, after = [], []
         for repeat in range(repeats):
             empty.append(cli_ingest(tag_prefix(folder / "small", 1_000 + repeat), folder / f"data-empty-{repeat}",
-                                    folder / "empty.log"))
-            after.append(cli_ingest(tag_prefix(folder / "small", 2_000 + repeat), full, folder / "after.log"))
-    rows = [{"benchmark": "ingest/cli", "subject": f"large TAG batch ({mb:.1f} MB, {CLI_GAME})", "metric": metric,
-             "median": large[name], "ratio": None} for metric, name in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb"))]
-    for metric, name in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb")):
-        base, then = statistics.median(f[name] for f in empty), statistics.median(f[name] for f in after)
-        rows += [{"benchmark": "ingest/cli", "subject": f"{SIDE_BY_SIDE_STATES}-state jbag ingest, empty data dir",
+                                    folder / "empty.log", code))
+            after.append(cli_ingest(tag_prefix(folder / "small", 2_000 + repeat), full, folder / "after.log", code))
+    rows = [{"benchmark": name, "subject": f"large TAG batch ({mb:.1f} MB, {CLI_GAME})", "metric": metric,
+             "median": large[key], "ratio": None} for metric, key in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb"))]
+    for metric, key in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb")):
+        base, then = statistics.median(f[key] for f in empty), statistics.median(f[key] for f in after)
+        rows += [{"benchmark": name, "subject": f"{SIDE_BY_SIDE_STATES}-state jbag ingest, empty data dir",
                   "metric": metric, "median": base, "ratio": None},
-                 {"benchmark": "ingest/cli", "subject": f"{SIDE_BY_SIDE_STATES}-state jbag ingest after the large one",
+                 {"benchmark": name, "subject": f"{SIDE_BY_SIDE_STATES}-state jbag ingest after the large one",
                   "metric": metric, "median": then, "ratio": then / base}]
     return rows
 
 
 if __name__ == "__main__":
-    arguments = [a for a in sys.argv[1:] if a != "--cli"]
-    bench = cli_side_by_side if "--cli" in sys.argv[1:] else run
-    for row in bench(int(arguments[0]) if arguments else 3):
+    arguments = sys.argv[1:]
+    against = Path(arguments.pop(arguments.index("--against") + 1)) if "--against" in arguments else None
+    repeats = int(next((a for a in arguments if a.isdigit()), 3))
+    if "--cli" in arguments:  # with --against CHECKOUT: the same case with that checkout's jbag first
+        rows = (cli_side_by_side(repeats, against.resolve(), f" ({against})") if against else []) + \
+            cli_side_by_side(repeats, ROOT, " (this checkout)" if against else "")
+    else:
+        rows = run(repeats)
+    for row in rows:
         ratio = "" if row["ratio"] is None else f"  ratio {row['ratio']:.2f}"
-        print(f"{row['benchmark']:14s} {row['subject']:58s} {row['median']:8.2f} {row['metric']}{ratio}")
+        print(f"{row['benchmark']:22s} {row['subject']:52s} {row['median']:8.2f} {row['metric']}{ratio}")
