@@ -158,7 +158,7 @@ def cli_ingest(path: Path, data: Path, log: Path, code: Path = ROOT) -> dict:
     env = {**os.environ, "PYTHONPATH": str(code)}
     env.pop("DAGSTER_HOME", None)  # the data directory's own instance
     command = [sys.executable, "-m", "jbag_pipeline.cli", "ingest", str(path), "--data-dir", str(data)]
-    figures = measure(command, cwd=ROOT, env=env, log=log)
+    figures = measure(command, cwd=code, env=env, log=log)  # python -m puts the working directory first on the path
     if figures["returncode"] != 0:
         raise RuntimeError(f"bench_ingest: jbag ingest {path} exited with {figures['returncode']}:\n"
                            f"{log.read_text(errors='replace')[-2000:]}")
