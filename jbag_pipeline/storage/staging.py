@@ -67,11 +67,12 @@ class LakeTransaction:
     def append(self, frame: pl.DataFrame, table: str, partition: dict[str, str] | None = None) -> None:
         """Stage `frame` as rows added to one partition: its next segment (its base when it has no file yet)."""
         key = (table, tuple(sorted((partition or {}).items())))
-        if key not in self.appended and not lake.partition_files(self.root, table, partition):
-            target = lake.partition_path(self.root, table, partition)
+        taken = self.appended.get(key)
+        if taken is None and not lake.partition_files(self.root, table, partition):
+            target, self.appended[key] = lake.partition_path(self.root, table, partition), 0
         else:
-            target = lake.next_segment(self.root, table, partition, taken=self.appended.get(key, 0))
-            self.appended[key] = self.appended.get(key, 0) + 1
+            target = lake.next_segment(self.root, table, partition, taken=taken or 0)
+            self.appended[key] = (taken or 0) + 1
         self._stage(frame, target, table, partition)
 
     def remove(self, table: str, partition: dict[str, str] | None = None) -> None:
