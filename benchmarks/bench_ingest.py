@@ -14,7 +14,8 @@ shared reference's Dominion games, copied under new game ids) of at least CLI_LA
 then the same 10-state TAG game is ingested into an empty data directory and into that game, alternated
 `repeats` times, each `jbag ingest` a process of its own: CPU seconds and peak RSS (benchmarks/measured.py),
 medians and their ratio (target: at most 1.5). `--cli --against CHECKOUT` measures the same case with another
-checkout's jbag first (e.g. main before a change), so both ratios come from one run on one machine.
+checkout's jbag first (e.g. main before a change), so both ratios come from one run on one machine; `--game
+TAGNAME` takes another folder of the reference's trajectories (e.g. SeaSaltPaper).
 """
 
 from __future__ import annotations
@@ -165,23 +166,24 @@ def cli_ingest(path: Path, data: Path, log: Path, code: Path = ROOT) -> dict:
     return figures
 
 
-def cli_side_by_side(repeats: int = 3, code: Path = ROOT, label: str = "") -> list[dict]:
-    """The 10-state `jbag ingest` into an empty data directory and after a CLI_LARGE_MB MB one into its game, with
-    the jbag of checkout `code` (rows' benchmark name suffixed by `label`)."""
+def cli_side_by_side(repeats: int = 3, code: Path = ROOT, label: str = "", game_type: str = CLI_GAME) -> list[dict]:
+    """The 10-state `jbag ingest` into an empty data directory and after a CLI_LARGE_MB MB one into its game (TAG
+    trajectories of `game_type`), with the jbag of checkout `code` (rows' benchmark name suffixed by `label`)."""
     name = f"ingest/cli{label}"
     with tempfile.TemporaryDirectory(prefix="jbag-bench-ingest-cli-") as tmp:
         folder = Path(tmp)
         (folder / "small").mkdir()
         full = folder / "data-full"
-        batch = tag_batch(folder)
+        batch = tag_batch(folder, game_type=game_type)
         mb = sum(p.stat().st_size for p in batch.iterdir()) / 1e6
         large = cli_ingest(batch, full, folder / "large.log", code)
         empty, after = [], []
         for repeat in range(repeats):
-            empty.append(cli_ingest(tag_prefix(folder / "small", 1_000 + repeat), folder / f"data-empty-{repeat}",
-                                    folder / "empty.log", code))
-            after.append(cli_ingest(tag_prefix(folder / "small", 2_000 + repeat), full, folder / "after.log", code))
-    rows = [{"benchmark": name, "subject": f"large TAG batch ({mb:.1f} MB, {CLI_GAME})", "metric": metric,
+            empty.append(cli_ingest(tag_prefix(folder / "small", 1_000 + repeat, game_type=game_type),
+                                    folder / f"data-empty-{repeat}", folder / "empty.log", code))
+            after.append(cli_ingest(tag_prefix(folder / "small", 2_000 + repeat, game_type=game_type), full,
+                                    folder / "after.log", code))
+    rows = [{"benchmark": name, "subject": f"large TAG batch ({mb:.1f} MB, {game_type})", "metric": metric,
              "median": large[key], "ratio": None} for metric, key in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb"))]
     for metric, key in (("cpu s", "cpu"), ("peak RSS MB", "rss_mb")):
         base, then = statistics.median(f[key] for f in empty), statistics.median(f[key] for f in after)
@@ -195,10 +197,11 @@ def cli_side_by_side(repeats: int = 3, code: Path = ROOT, label: str = "") -> li
 if __name__ == "__main__":
     arguments = sys.argv[1:]
     against = Path(arguments.pop(arguments.index("--against") + 1)) if "--against" in arguments else None
+    game_type = arguments.pop(arguments.index("--game") + 1) if "--game" in arguments else CLI_GAME
     repeats = int(next((a for a in arguments if a.isdigit()), 3))
     if "--cli" in arguments:  # with --against CHECKOUT: the same case with that checkout's jbag first
-        rows = (cli_side_by_side(repeats, against.resolve(), f" ({against})") if against else []) + \
-            cli_side_by_side(repeats, ROOT, " (this checkout)" if against else "")
+        rows = (cli_side_by_side(repeats, against.resolve(), f" ({against})", game_type) if against else []) + \
+            cli_side_by_side(repeats, ROOT, " (this checkout)" if against else "", game_type)
     else:
         rows = run(repeats)
     for row in rows:
