@@ -6,8 +6,8 @@ states and bags are appended as segments; the prototypes are the kept per-seat t
 the new games' counts, renormalised (sql/winner_prototypes_added.sql); the classification is recomputed from
 those sums and the held-out games' tokens only. Each equals a rebuild over all of the game's games. Once the
 transaction commits, the new fingerprints are taken under the lake lock, for the ingest asset to record as the
-model partitions' materialisations (with the model steps' asset checks of what was staged). Otherwise nothing is staged and the model's own runs rebuild the partitions
-(automation/ingested.py).
+model partitions' materialisations (with the model steps' asset checks of what was staged). Otherwise nothing
+is staged and the model's own runs rebuild the partitions (automation/ingested.py).
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def stage_increment(tx: LakeTransaction, root: Path, preset: Preset, game: str, 
     tx.append(bags, BAGS_TABLE, partition)
     tx.write(prototypes, PROTOTYPES_TABLE, partition)
     tx.write(classification, CLASSIFICATION_TABLE, partition)
-    return {SAMPLED_TABLE: sampled, BAGS_TABLE: bags, PROTOTYPES_TABLE: prototypes, CLASSIFICATION_TABLE: classification}
+    return {SAMPLED_TABLE: sampled, BAGS_TABLE: bags, PROTOTYPES_TABLE: prototypes,
+            CLASSIFICATION_TABLE: classification}
 
 
 def prefix_bags(root: Path, game: str, added: Added) -> Callable[[pl.DataFrame], pl.DataFrame]:

@@ -6,9 +6,10 @@ duplicate. Only the batch's games are tokenized (ingest_tokens.tokenize_batch, b
 a game that cannot be tokenized is quarantined); the other games' tokens are kept as they are. Every
 partition file is replaced, unless it already holds what it would be replaced with
 (so re-ingesting unchanged files changes nothing downstream); a batch that only adds games to a game's
-partitions appends them as a segment of each (storage/lake.py), so its cost follows the batch, not the lake. A batch lands all or nothing: every partition it
-changes is staged and the whole set committed at once (storage/staging.py), under the lake lock, so a failure or a
-kill at any point leaves the live lake as it was or, once committed, moves all of it in. A game whose tokens are
+partitions appends them as a segment of each (storage/lake.py), so its cost follows the batch, not the lake.
+A batch lands all or nothing: every partition it changes is staged and the whole set committed at once
+(storage/staging.py), under the lake lock, so a failure or a kill at any point leaves the live lake as it was
+or, once committed, moves all of it in. A game whose tokens are
 missing (a lake written before staging) is re-tokenized by the next ingest touching its game (one stored before
 values were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
 """
@@ -81,7 +82,7 @@ def write_batch(root: Path, batch: IngestBatch,
                 extend: Callable[[LakeTransaction, str, pl.DataFrame, Added], None] | None = None) -> IngestSummary:
     """Merge `batch` into the lake tables (see the module docstring); returns what changed. A game that only gains
     games is extended: the added rows land as segments, and extend(tx, game, its stored games, added rows) may
-    stage more in the same transaction (the ingested model's update, ingest/increment.py)."""
+    stage more in the same transaction (the ingested model's update, assets/ingested_increment.py)."""
     if batch.tokens is None:
         batch = tokenize_batch(batch)
     with transaction(root) as tx:
@@ -150,8 +151,8 @@ def _stored_ids(root: Path, table: str, game: str) -> pl.Series:
     return pl.scan_parquet(files).select(pl.col("game_id").unique()).collect()["game_id"]
 
 
-def _merge_game(root: Path, tx, game: str, drop: pl.Series, stored_games: pl.DataFrame, added: Added,
-                mode: str) -> list[tuple]:
+def _merge_game(root: Path, tx: LakeTransaction, game: str, drop: pl.Series, stored_games: pl.DataFrame,
+                added: Added, mode: str) -> list[tuple]:
     """Stage the game's partitions rewritten whole: stored rows but those of `drop`, merged with the added ones;
     returns (game, game_id, position, reason) of stored games that turn out not to fit (removed)."""
     merged, stored = {}, {GAMES_TABLE: stored_games}

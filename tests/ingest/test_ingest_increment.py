@@ -15,6 +15,7 @@ import jbag_pipeline.assets.ingested_increment as increment
 import jbag_pipeline.storage.lake as lake
 import jbag_pipeline.storage.staging as staging
 from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS, MODEL_TABLES
+from jbag_pipeline.automation.ingested import changed_games
 from jbag_pipeline.cli.ingest import run_ingest
 from jbag_pipeline.ingest.store import write_batch
 from jbag_pipeline.ingest.trajectories import read_trajectories
@@ -83,7 +84,6 @@ def test_ingests_that_add_games_extend_the_model_and_equal_one_ingest_of_all(tmp
     classification = lake.read_table(root, "ingested_classification")
     assert classification["n_test"].to_list() == [5] * 4 and classification["accuracy"].null_count() == 0
     settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
-    from jbag_pipeline.automation.ingested import changed_games
     assert changed_games(instance, settings) == {}  # the recorded fingerprints are the extended partitions'
     for table, check in (("ingested_bags", "bags_sum_to_one"), ("ingested_prototypes", "prototypes_sum_to_one"),
                          ("ingested_classification", "accuracy_in_range")):
@@ -91,7 +91,8 @@ def test_ingests_that_add_games_extend_the_model_and_equal_one_ingest_of_all(tmp
             dg.AssetCheckKey(dg.AssetKey(table), check), limit=100)
         assert [r.status.value for r in history] == ["SUCCEEDED"] * len(BATCHES), (table, check)  # model run, ingests
     con = open_catalog(root)  # the catalog publishes the segments
-    assert run_query(con, "SELECT count(*) FROM ingested_tokens")[1] == [(len(lake.read_table(root, "ingested_tokens")),)]
+    rows = len(lake.read_table(root, "ingested_tokens"))
+    assert run_query(con, "SELECT count(*) FROM ingested_tokens")[1] == [(rows,)]
 
 
 def test_a_model_not_up_to_date_is_rebuilt_whole_not_extended(tmp_path):
