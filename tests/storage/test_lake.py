@@ -116,3 +116,35 @@ def test_read_optional_gives_none_for_a_table_without_files_and_the_table_else(t
     frame = pl.DataFrame({"x": [1, 2]})
     lake.write_table(frame, tmp_path, "t", {"game": "a"})
     assert lake.read_optional(tmp_path, "t").equals(frame)
+
+
+def test_appends_land_as_numbered_segments_read_after_the_base_and_a_whole_write_replaces_them(tmp_path):
+    from jbag_pipeline.storage.staging import transaction
+
+    game = {"game": "a"}
+    with transaction(tmp_path) as tx:  # an empty partition: the first append is its base
+        tx.append(pl.DataFrame({"x": [1]}), "t", game)
+        tx.append(pl.DataFrame({"x": [2]}), "t", game)
+    with transaction(tmp_path) as tx:
+        tx.append(pl.DataFrame({"x": [3]}), "t", game)
+    assert [p.name for p in lake.partition_files(tmp_path, "t", game)] == [
+        "part.parquet", "part-000001.parquet", "part-000002.parquet"]
+    assert lake.read_table(tmp_path, "t", game)["x"].to_list() == [1, 2, 3]
+    assert [p.name for p in lake.table_files(tmp_path, "t")] == [
+        "part.parquet", "part-000001.parquet", "part-000002.parquet"]
+    with pytest.raises(OSError, match="injected"), transaction(tmp_path) as tx:  # rolled back: nothing lands
+        tx.append(pl.DataFrame({"x": [4]}), "t", game)
+        raise OSError("injected")
+    assert lake.read_table(tmp_path, "t", game)["x"].to_list() == [1, 2, 3]
+    with transaction(tmp_path) as tx:  # a staged whole write removes the segments with its commit
+        tx.write(pl.DataFrame({"x": [9]}), "t", game)
+    assert lake.partition_files(tmp_path, "t", game) == [lake.partition_path(tmp_path, "t", game)]
+    with transaction(tmp_path) as tx:
+        tx.append(pl.DataFrame({"x": [10]}), "t", game)
+    lake.write_table(pl.DataFrame({"x": [11]}), tmp_path, "t", game)
+    assert lake.read_table(tmp_path, "t", game)["x"].to_list() == [11]
+    with transaction(tmp_path) as tx:
+        tx.append(pl.DataFrame({"x": [12]}), "t", game)
+    with transaction(tmp_path) as tx:
+        tx.remove("t", game)
+    assert lake.partition_files(tmp_path, "t", game) == []
