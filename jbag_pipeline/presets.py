@@ -223,7 +223,7 @@ DEMO_GAMES = {
     # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
     "connect4": GameRun(selfplay_games=280, mcts_iterations=100, rollout_length=50, eval_games_per_seat=75,
                         strength_games_per_seat=50, **_openspiel("demo", "connect4")),
-    "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50,
+    "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=75,
                          strength_games_per_seat=50),
     "dots_and_boxes": GameRun(selfplay_games=190, mcts_iterations=30, rollout_length=20, eval_games_per_seat=75,
                               strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),

@@ -12,7 +12,7 @@ OURS = {"selfplay_agent": "mcts", "openspiel_simulations": 1000}
 #          tuning_games_per_seat, agent fields)
 DEMO = {
     "connect4": (280, 100, 50, 75, 50, 1, {**OPENSPIEL, "openspiel_simulations": 1000}),
-    "tictactoe": (200, 100, 20, 50, 50, 1, OURS),
+    "tictactoe": (200, 100, 20, 75, 50, 1, OURS),
     "dots_and_boxes": (190, 30, 20, 75, 50, 1, {**OPENSPIEL, "openspiel_simulations": 200}),
     "cant_stop": (400, 20, 10, 38, 25, 25, OURS),
     "sea_salt_paper": (100, 15, 10, 38, 25, 15, OURS),
