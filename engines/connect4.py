@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Hashable
 
 import engines.connect4_tag as connect4_tag
-from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json
+from engines.base import OURS, TAG, Game, Items, State, check_dialect, check_params, common_json, common_key
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -257,6 +257,19 @@ class Connect4State(State):
 
     def key(self) -> Hashable:
         return self.seat_bits()
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): the board row by row, the heights column by column; the root
+        holds the move count and the common fields."""
+        game = self._game
+        bits = self.seat_bits()
+        codes = int(format(bits[0], "b"), 16) + 2 * int(format(bits[1], "b"), 16)
+        cells = format(codes, game.cells_format).encode().translate(_CELL_BYTES).decode()
+        mask = self._mask
+        return {(): (self._moves, common_key(self)),
+                ("board",): Items(map(cells.__getitem__, game.row_slices)),
+                ("heights",): Items([(mask & column).bit_count() for column in game.column]),
+                ("winnerCells",): bits[self._winner] if self._winner >= 0 else None}
 
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS and check_dialect("connect4", dialect) == TAG:

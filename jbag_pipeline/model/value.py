@@ -16,6 +16,7 @@ import orjson
 from scipy.special import xlogy
 
 from engines.agents.value_function import ValueFunction
+from jbag_pipeline.model.json_parts import PartCounts
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_terms, jsd_to_prototypes, normalise,
                                       prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
@@ -160,11 +161,12 @@ class JsonBagValue(ValueFunction):
 class DeterminizedJsonBagValue(JsonBagValue):
     """JsonBagValue over `to_json()` of determinized states; every decision's sample joins the trajectory bag.
 
-    Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
-    are walked, and none under which no feature lies): each decision's sample against the last sample, each
-    child against its decision's sample. values() values many candidates in one numpy pass (JSD to all
-    prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
-    batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
+    Every document is counted as the one before it plus its changes: each decision's sample against the last
+    sample, each child against its decision's sample. States that offer json_parts are counted by the parts
+    whose keys differ (json_parts.PartCounts: no document is built); others by their to_json() documents'
+    differing values (tokenize_delta: only those are walked, and none under which no feature lies). values()
+    values many candidates in one numpy pass (JSD to all prototypes at once, over every feature when there are at
+    most _DENSE_WIDTH, else over the columns the batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full",
@@ -176,6 +178,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
+        self._part_counts = PartCounts(self._delta, self._column)
+        self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
         self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
         self._terms = prototype_terms(self._shares, self._empty)  # over every feature column
         self._plogp = xlogy(self._shares, self._shares)  # what _terms_over sums over the columns in use
@@ -185,6 +189,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         super().reset()
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
+        self._reference_parts: dict = {}  # the same sample's json_parts, when states are counted by parts
+        self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
         self._set_base(np.zeros(len(self.features)), 0)  # trajectory plus reference: what children add to
 
@@ -192,16 +198,46 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
         trajectory bag and becomes the reference the children are counted against."""
         self._check_seat(seat)
-        doc, columns, counts = self.document(state), [], []
-        mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+        columns, counts = [], []
         reference_counts = self._reference_counts  # never changed in place: a new array when it changes
+        if self._counted_by_parts(state):
+            parts, old, mass = state.json_parts(), self._reference_parts, self._reference_mass
+            if self._forget_parts(state):  # count the sample afresh: every part of a reference is remembered
+                old, mass, reference_counts = {}, 0, np.zeros(len(self.features))
+            mass += self._part_counts.change(old, parts, state, columns, counts)
+            self._reference_parts = parts
+        else:
+            doc = self.document(state)
+            mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+            self._reference = doc
         if columns:
             reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
-        self._reference, self._reference_counts, self._reference_mass = doc, reference_counts, mass
+        self._reference_counts, self._reference_mass = reference_counts, mass
         self.trajectory = self.trajectory + reference_counts
         self.trajectory_outside += mass - reference_counts.sum()
         self._trajectory_mass += mass
         self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+
+    def _counted_by_parts(self, state) -> bool:
+        """Whether states are counted by json_parts: decided by the game's first state (all of one engine)."""
+        if self._by_parts is None:
+            self._by_parts = self.counts_by_parts and state.json_parts() is not None
+        return self._by_parts
+
+    def _forget_parts(self, state) -> bool:
+        """Forget the remembered parts when there are too many or the game is another (keys describe one game's
+        parts); True when forgotten."""
+        game, known = getattr(state, "game", None), self._parts_game
+        if known is None or known[0] is not game:
+            identity = (game, type(game), getattr(game, "params", None))
+            self._parts_game = identity
+            if known is None or known[1:] != identity[1:]:
+                self._part_counts.clear()
+                return True
+        if len(self._part_counts) >= _CHANGE_CACHE_LIMIT:
+            self._part_counts.clear()
+            return True
+        return False
 
     def _set_base(self, base: np.ndarray, mass: float) -> None:
         """What every child adds its changes to; the columns where it has counts are found when first needed."""
@@ -216,12 +252,22 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
         counted as the reference plus its changes from it, and all states by one np.bincount."""
         self._check_seat(seat)
-        reference, base_mass = self._reference, self._base_mass
+        base_mass = self._base_mass
         columns, counts, lengths, totals = [], [], [], []
-        for state in states:
-            size = len(columns)
-            totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
-            lengths.append(len(columns) - size)
+        if states and self._counted_by_parts(states[0]):
+            if self._parts_game is None:  # valued before any decision: nothing is remembered yet
+                self._forget_parts(states[0])
+            reference, change = self._reference_parts, self._part_counts.change
+            for state in states:
+                size = len(columns)
+                totals.append(base_mass + change(reference, state.json_parts(), state, columns, counts))
+                lengths.append(len(columns) - size)
+        else:
+            reference = self._reference
+            for state in states:
+                size = len(columns)
+                totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
+                lengths.append(len(columns) - size)
         n, base = len(states), self._base
         if self._dense:
             width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
@@ -242,6 +288,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         known = self._base_columns
         extra = np.unique(columns[self._base[columns] == 0]) if len(columns) else columns
         return np.insert(known, np.searchsorted(known, extra), extra) if len(extra) else known
+
+    counts_by_parts = True  # states that offer json_parts are counted by them (their to_json() in our dialect)
 
     def document(self, state) -> dict:
         """The JSON document of `state` that is tokenized (our own dialect)."""
@@ -327,6 +375,8 @@ def with_outside_mass(prototypes_by_seat: Sequence[Bag] | Mapping[int, Bag],
 class TagDocumentValue(DeterminizedJsonBagValue):
     """DeterminizedJsonBagValue over `to_json(dialect="tag")` whose trajectory bag starts with each game's initial
     state: begin_game, which OSLAAgent calls with the seat's sample of it (TAG's initializePlayer)."""
+
+    counts_by_parts = False  # json_parts describe our dialect's document
 
     def document(self, state) -> dict:
         return state.to_json(dialect="tag")
