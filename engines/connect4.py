@@ -44,6 +44,7 @@ class Connect4(Game):
         # to_json lists the board as one character per bit, highest bit first: row r (from the top) is then
         # every height-th character backwards from index cols * height - rows + r
         self.cells_format = f"0{cols * self.height}x"
+        self.row_parts = [("board", row) for row in range(rows)]  # json_parts locations of the board's rows
         self.row_slices = tuple(slice(start, None, -self.height)
                                 for start in range(cols * self.height - rows, cols * self.height))
         self.min_win_moves = 2 * win - 1
@@ -259,17 +260,19 @@ class Connect4State(State):
         return self.seat_bits()
 
     def json_parts(self) -> dict:
-        """to_json() as parts (State.json_parts): the board row by row, the heights column by column; the root
-        holds the move count and the common fields."""
+        """to_json() as parts (State.json_parts): each board row and the heights cell by cell; the root holds the
+        move count and the common fields."""
         game = self._game
         bits = self.seat_bits()
         codes = int(format(bits[0], "b"), 16) + 2 * int(format(bits[1], "b"), 16)
         cells = format(codes, game.cells_format).encode().translate(_CELL_BYTES).decode()
         mask = self._mask
-        return {(): (self._moves, common_key(self)),
-                ("board",): Items(map(cells.__getitem__, game.row_slices)),
-                ("heights",): Items([(mask & column).bit_count() for column in game.column]),
-                ("winnerCells",): bits[self._winner] if self._winner >= 0 else None}
+        parts = {(): (self._moves, common_key(self)),
+                 ("heights",): Items([(mask & column).bit_count() for column in game.column]),
+                 ("winnerCells",): bits[self._winner] if self._winner >= 0 else None}
+        for location, row in zip(game.row_parts, game.row_slices):
+            parts[location] = Items(cells[row])
+        return parts
 
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS and check_dialect("connect4", dialect) == TAG:

@@ -10,6 +10,7 @@ first time is read from the state's to_json().
 
 from __future__ import annotations
 
+from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
 from itertools import compress, count
 from operator import ne
 from typing import Callable, Hashable
@@ -20,6 +21,7 @@ from jbag_pipeline.model.tokenize_delta import MISSING, TokenDelta
 Parts = dict[tuple, Hashable]
 Entry = tuple  # (columns, counts, negated counts, mass) of one part or item
 _NO_ITEMS = Items()
+_FEW_CHANGES = 4  # up to this many changed items, a list's own paths are counted item by item, not by multiset
 
 
 class PartCounts:
@@ -33,6 +35,7 @@ class PartCounts:
         self._plain: dict[tuple, Entry] = {}  # (location, key) -> entry of an item at its list's own paths
         self._paths: dict[tuple, tuple[str, ...]] = {}  # location -> its paths
         self._item_paths: dict[tuple, tuple[str, ...]] = {}  # (location, i) -> item i's indexed paths
+        self._shapes: dict[tuple, tuple] = {}  # location of a list -> _shape(location)
         self._document: tuple = (None, None)  # (state, its to_json()): the document read in this change()
 
     def __len__(self) -> int:
@@ -83,52 +86,79 @@ class PartCounts:
 
     def _items_change(self, location: tuple, before, after, state, columns: list, counts: list) -> int:
         """The change of a list counted item by item, at the positions whose keys differ."""
-        if type(before) is not Items:  # MISSING, or a part that became a list of items
-            mass = 0 if before is MISSING else self._subtract(self._parts.get((location, before))
-                                                              or self._missing((location, before)), columns, counts)
-            before = _NO_ITEMS
-        else:
-            mass = 0
-        if type(after) is not Items:
-            if after is not MISSING:
-                entry = self._parts.get((location, after)) or self._count_part(location, after, {location: after},
-                                                                                state)
-                columns += entry[0]
-                counts += entry[1]
-                mass += entry[3]
-            after = _NO_ITEMS
-        indexed, plain = self._indexed, self._plain
+        mass = 0
+        if type(before) is not Items or type(after) is not Items:
+            before, after, mass = self._as_items(location, before, after, state, columns, counts)
+        changed = list(compress(count(), map(ne, before, after)))  # up to the shorter list's end
         n_before, n_after = len(before), len(after)
-        positions = compress(count(), map(ne, before, after)) if n_before == n_after else range(max(n_before,
-                                                                                                     n_after))
-        for i in positions:
+        if n_before != n_after:
+            changed += range(min(n_before, n_after), max(n_before, n_after))
+        wanted, plain_wanted = self._shapes.get(location) or self._shape(location)
+        indexed = self._indexed
+        for i in changed:
+            if wanted is not None and i not in wanted:
+                continue
             if i < n_after:
                 key = after[i]
                 entry = indexed.get((location, i, key)) or self._count_item(location, i, key, state)
                 columns += entry[0]
                 counts += entry[1]
                 mass += entry[3]
-                entry = plain[location, key]  # counted with the indexed entry
-                columns += entry[0]
-                counts += entry[1]
-                mass += entry[3]
             if i < n_before:
-                key = before[i]
-                entry = indexed.get((location, i, key)) or self._missing((location, i, key))
+                entry = indexed.get((location, i, before[i])) or self._missing((location, i, before[i]))
                 columns += entry[0]
                 counts += entry[2]
                 mass -= entry[3]
-                entry = plain[location, key]
-                columns += entry[0]
-                counts += entry[2]
-                mass -= entry[3]
+        if not plain_wanted:
+            return mass
+        plain = self._plain
+        if len(changed) <= _FEW_CHANGES:  # the items' tokens at the list's own paths, position by position
+            for i in changed:
+                if i < n_after:
+                    key = after[i]
+                    entry = plain.get((location, key)) or self._count_plain(location, key, after, state)
+                    columns += entry[0]
+                    counts += entry[1]
+                    mass += entry[3]
+                if i < n_before:
+                    entry = plain.get((location, before[i])) or self._missing((location, before[i]))
+                    columns += entry[0]
+                    counts += entry[2]
+                    mass -= entry[3]
+            return mass
+        after_keys, before_keys = after, before  # else by how often each key is in them
+        if len(changed) < max(n_before, n_after):
+            before_keys = [before[i] for i in changed if i < n_before]
+            after_keys = [after[i] for i in changed if i < n_after]
+        times_after: dict = {}
+        times_before: dict = {}
+        _count_elements(times_after, after_keys)
+        _count_elements(times_before, before_keys)
+        for key, times in times_after.items():
+            times -= times_before.pop(key, 0)
+            if times:
+                entry = plain.get((location, key)) or self._count_plain(location, key, after, state)
+                mass += _add(entry, times, columns, counts)
+        for key, times in times_before.items():
+            if times:
+                mass += _add(plain.get((location, key)) or self._missing((location, key)), -times, columns, counts)
         return mass
 
-    @staticmethod
-    def _subtract(entry: Entry, columns: list, counts: list) -> int:
-        columns += entry[0]
-        counts += entry[2]
-        return -entry[3]
+    def _as_items(self, location: tuple, before, after, state, columns: list, counts: list) -> tuple:
+        """(before, after, mass) for a list part one side of which is missing or a plain part (counted whole
+        here, its list then taken as empty)."""
+        mass = 0
+        if type(before) is not Items:
+            if before is not MISSING:
+                mass += _add(self._parts.get((location, before)) or self._missing((location, before)), -1,
+                             columns, counts)
+            before = _NO_ITEMS
+        if type(after) is not Items:
+            if after is not MISSING:
+                entry = self._parts.get((location, after)) or self._count_part(location, after, {}, state)
+                mass += _add(entry, 1, columns, counts)
+            after = _NO_ITEMS
+        return before, after, mass
 
     def _missing(self, key: tuple) -> Entry:
         raise RuntimeError(f"PartCounts: the old side's part {key!r} was never counted (count every reference "
@@ -143,11 +173,22 @@ class PartCounts:
         return entry
 
     def _count_item(self, location: tuple, i: int, key, state) -> Entry:
-        """Count item i of the list at `location` of `state`, at its indexed and its list's own paths."""
+        """Count item i of the list at `location` of `state` at its indexed paths, and remember it."""
         item = _at(self._to_json(state), location)[i]
-        if (location, key) not in self._plain:
-            self._cache_entry(self._plain, (location, key), item, self.paths(location))
         return self._cache_entry(self._indexed, (location, i, key), item, self.item_paths(location, i))
+
+    def _count_plain(self, location: tuple, key, items: Items, state) -> Entry:
+        """Count an item with `key` of the list at `location` of `state` at the list's own paths, and remember it."""
+        item = _at(self._to_json(state), location)[items.index(key)]
+        return self._cache_entry(self._plain, (location, key), item, self.paths(location))
+
+    def _shape(self, location: tuple) -> tuple[frozenset | None, bool]:
+        """(the positions of the list at `location` with wanted indexed paths, None for every position; whether
+        its own paths are wanted), remembered."""
+        paths = self.paths(location)
+        wanted = None if self._delta.index is None else frozenset(self._delta._indexed_positions(paths))
+        shape = self._shapes[location] = (wanted, bool(paths))
+        return shape
 
     def _cache_entry(self, cache: dict, key: tuple, subtree, paths: tuple[str, ...]) -> Entry:
         columns, counts, mass = [], [], 0
@@ -189,6 +230,13 @@ class PartCounts:
         if self._document[0] is not state:
             self._document = (state, state.to_json())
         return self._document[1]
+
+
+def _add(entry: Entry, times: int, columns: list, counts: list) -> int:
+    """Extend columns and counts by `times` the entry; returns its mass times `times`."""
+    columns += entry[0]
+    counts += entry[1] if times == 1 else entry[2] if times == -1 else [count * times for count in entry[1]]
+    return entry[3] * times
 
 
 def _at(document, location: tuple):
