@@ -20,6 +20,7 @@ from jbag_pipeline.model.tokenize_delta import MISSING, TokenDelta
 
 Parts = dict[tuple, Hashable]
 Entry = tuple  # (columns, counts, negated counts, mass) of one part or item
+_EMPTY: Entry = ([], [], [], 0)  # the entry of anything without counted tokens (skipped where it is met)
 _NO_ITEMS = Items()
 _FEW_CHANGES = 4  # up to this many changed items, a list's own paths are counted item by item, not by multiset
 
@@ -31,22 +32,21 @@ class PartCounts:
     def __init__(self, delta: TokenDelta, column: Callable[[str], int]):
         self._delta, self._column = delta, column
         self._parts: dict[tuple, Entry] = {}  # (location, key) -> entry
-        self._indexed: dict[tuple, Entry] = {}  # (location, i, key) -> entry of item i at its indexed paths
-        self._plain: dict[tuple, Entry] = {}  # (location, key) -> entry of an item at its list's own paths
+        self._lists: dict[tuple, tuple] = {}  # location of a list -> _list_shape(location), with its entries
+        self._size = 0  # entries remembered
         self._paths: dict[tuple, tuple[str, ...]] = {}  # location -> its paths
         self._item_paths: dict[tuple, tuple[str, ...]] = {}  # (location, i) -> item i's indexed paths
-        self._shapes: dict[tuple, tuple] = {}  # location of a list -> _shape(location)
         self._document: tuple = (None, None)  # (state, its to_json()): the document read in this change()
 
     def __len__(self) -> int:
         """How many entries are remembered."""
-        return len(self._parts) + len(self._indexed) + len(self._plain)
+        return self._size
 
     def clear(self) -> None:
         """Forget every remembered count (entries are only ever added between two clears)."""
         self._parts.clear()
-        self._indexed.clear()
-        self._plain.clear()
+        self._lists.clear()
+        self._size = 0
         self._document = (None, None)
 
     def change(self, old: Parts, new: Parts, state, columns: list, counts: list) -> int:
@@ -93,38 +93,41 @@ class PartCounts:
         n_before, n_after = len(before), len(after)
         if n_before != n_after:
             changed += range(min(n_before, n_after), max(n_before, n_after))
-        wanted, plain_wanted = self._shapes.get(location) or self._shape(location)
-        indexed = self._indexed
+        wanted, tables, plain = self._lists.get(location) or self._list_shape(location)
+        if len(tables) < max(n_before, n_after):
+            tables.extend({} for _ in range(max(n_before, n_after) - len(tables)))
         for i in changed:
             if wanted is not None and i not in wanted:
                 continue
+            table = tables[i]  # this position's key -> entry
             if i < n_after:
-                key = after[i]
-                entry = indexed.get((location, i, key)) or self._count_item(location, i, key, state)
-                columns += entry[0]
-                counts += entry[1]
-                mass += entry[3]
-            if i < n_before:
-                entry = indexed.get((location, i, before[i])) or self._missing((location, i, before[i]))
-                columns += entry[0]
-                counts += entry[2]
-                mass -= entry[3]
-        if not plain_wanted:
-            return mass
-        plain = self._plain
-        if len(changed) <= _FEW_CHANGES:  # the items' tokens at the list's own paths, position by position
-            for i in changed:
-                if i < n_after:
-                    key = after[i]
-                    entry = plain.get((location, key)) or self._count_plain(location, key, after, state)
+                entry = table.get(after[i]) or self._count_item(location, i, after[i], state, table)
+                if entry is not _EMPTY:
                     columns += entry[0]
                     counts += entry[1]
                     mass += entry[3]
-                if i < n_before:
-                    entry = plain.get((location, before[i])) or self._missing((location, before[i]))
+            if i < n_before:
+                entry = table.get(before[i]) or self._missing((location, i, before[i]))
+                if entry is not _EMPTY:
                     columns += entry[0]
                     counts += entry[2]
                     mass -= entry[3]
+        if plain is None:  # the list's own paths are not wanted
+            return mass
+        if len(changed) <= _FEW_CHANGES:  # the items' tokens at the list's own paths, position by position
+            for i in changed:
+                if i < n_after:
+                    entry = plain.get(after[i]) or self._count_plain(location, after[i], after, state, plain)
+                    if entry is not _EMPTY:
+                        columns += entry[0]
+                        counts += entry[1]
+                        mass += entry[3]
+                if i < n_before:
+                    entry = plain.get(before[i]) or self._missing((location, before[i]))
+                    if entry is not _EMPTY:
+                        columns += entry[0]
+                        counts += entry[2]
+                        mass -= entry[3]
             return mass
         after_keys, before_keys = after, before  # else by how often each key is in them
         if len(changed) < max(n_before, n_after):
@@ -137,11 +140,11 @@ class PartCounts:
         for key, times in times_after.items():
             times -= times_before.pop(key, 0)
             if times:
-                entry = plain.get((location, key)) or self._count_plain(location, key, after, state)
-                mass += _add(entry, times, columns, counts)
+                mass += _add(plain.get(key) or self._count_plain(location, key, after, state, plain), times,
+                             columns, counts)
         for key, times in times_before.items():
             if times:
-                mass += _add(plain.get((location, key)) or self._missing((location, key)), -times, columns, counts)
+                mass += _add(plain.get(key) or self._missing((location, key)), -times, columns, counts)
         return mass
 
     def _as_items(self, location: tuple, before, after, state, columns: list, counts: list) -> tuple:
@@ -169,28 +172,32 @@ class PartCounts:
         below = [other[len(location):] for other in parts
                  if len(other) > len(location) and other[:len(location)] == location]
         subtree = _pruned(_at(self._to_json(state), location), below)
-        entry = self._cache_entry(self._parts, (location, key), subtree, self.paths(location))
+        entry = self._parts[location, key] = self._entry(subtree, self.paths(location))
         return entry
 
-    def _count_item(self, location: tuple, i: int, key, state) -> Entry:
-        """Count item i of the list at `location` of `state` at its indexed paths, and remember it."""
+    def _count_item(self, location: tuple, i: int, key, state, table: dict) -> Entry:
+        """Count item i of the list at `location` of `state` at its indexed paths, remembered in `table`."""
         item = _at(self._to_json(state), location)[i]
-        return self._cache_entry(self._indexed, (location, i, key), item, self.item_paths(location, i))
+        entry = table[key] = self._entry(item, self.item_paths(location, i))
+        return entry
 
-    def _count_plain(self, location: tuple, key, items: Items, state) -> Entry:
-        """Count an item with `key` of the list at `location` of `state` at the list's own paths, and remember it."""
+    def _count_plain(self, location: tuple, key, items: Items, state, plain: dict) -> Entry:
+        """Count an item with `key` of the list at `location` of `state` at the list's own paths, remembered in
+        `plain`."""
         item = _at(self._to_json(state), location)[items.index(key)]
-        return self._cache_entry(self._plain, (location, key), item, self.paths(location))
+        entry = plain[key] = self._entry(item, self.paths(location))
+        return entry
 
-    def _shape(self, location: tuple) -> tuple[frozenset | None, bool]:
-        """(the positions of the list at `location` with wanted indexed paths, None for every position; whether
-        its own paths are wanted), remembered."""
+    def _list_shape(self, location: tuple) -> tuple:
+        """(the positions of the list at `location` with wanted indexed paths, None for every position; a key ->
+        entry table per position; key -> entry at the list's own paths, None when those are not wanted)."""
         paths = self.paths(location)
         wanted = None if self._delta.index is None else frozenset(self._delta._indexed_positions(paths))
-        shape = self._shapes[location] = (wanted, bool(paths))
+        shape = self._lists[location] = (wanted, [], {} if paths else None)
         return shape
 
-    def _cache_entry(self, cache: dict, key: tuple, subtree, paths: tuple[str, ...]) -> Entry:
+    def _entry(self, subtree, paths: tuple[str, ...]) -> Entry:
+        """The entry of `subtree` living at `paths` (the shared _EMPTY when it has no counted token)."""
         columns, counts, mass = [], [], 0
         if paths:
             for token, times in self._delta.tokens_of_change(MISSING, subtree, paths).items():
@@ -201,8 +208,8 @@ class PartCounts:
                     mass += times
                 elif column == -1:
                     mass += times
-        entry = cache[key] = (columns, counts, [-times for times in counts], mass)
-        return entry
+        self._size += 1
+        return (columns, counts, [-times for times in counts], mass) if columns or mass else _EMPTY
 
     def paths(self, location: tuple) -> tuple[str, ...]:
         """The (wanted) paths the subtree at `location` lives at."""
