@@ -133,6 +133,45 @@ def jsd_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) 
     return distances
 
 
+def _g(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """t ln t + p ln p - (t+p) ln(t+p) elementwise (0 ln 0 = 0): a column's part of JS in nats, times -2."""
+    pooled = t + p
+    return xlogy(t, t) + xlogy(p, p) - xlogy(pooled, pooled)
+
+
+def jsd_by_changes(base: np.ndarray, base_columns: np.ndarray, rows: np.ndarray, columns: np.ndarray,
+                   deltas: np.ndarray, totals: Sequence[float], shares: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """(n, k) JSD to the prototypes `shares` (k, V) of n count rows, each the vector `base` (V) plus its changes:
+    entry e adds deltas[e] to column columns[e] of row rows[e] (one entry per row and column, rows ascending);
+    each row's whole mass (with counts outside the columns) is in `totals`.
+
+    JS in bits is 1 + sum over columns of g(t, p) / (2 ln 2), g(t, p) = t ln t + p ln p - (t+p) ln(t+p), which is
+    0 where the row has no count: the columns where `base` has counts (`base_columns`) are summed once per
+    distinct total, then each row's changed columns are corrected. The same numbers as jsd_by_terms to rounding,
+    with logarithms per distinct total and per change instead of per row and column."""
+    totals = np.asarray(totals, dtype=float)
+    n, k = len(totals), shares.shape[0]
+    dead = totals <= 0
+    safe = np.where(dead, 1.0, totals)
+    distinct, which = np.unique(safe, return_inverse=True)
+    shared = _g(base[base_columns][None, None, :] / distinct[:, None, None], shares[None, :, base_columns]).sum(axis=2)
+    js = shared[which]  # (n, k)
+    if len(rows):
+        scale = safe[rows][:, None]
+        p = shares[:, columns].T  # (entries, k)
+        old = base[columns]
+        correction = _g((old + deltas)[:, None] / scale, p) - _g(old[:, None] / scale, p)
+        js += np.bincount((rows[:, None] * k + np.arange(k)).ravel(), correction.ravel(), n * k).reshape(n, k)
+    js *= 0.5 / _LN2
+    js += 1.0
+    np.maximum(js, 0.0, out=js)
+    distances = np.sqrt(np.minimum(js, 1.0, out=js), out=js)
+    distances[:, empty] = 1.0
+    if dead.any():
+        distances[dead] = np.where(empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
+    return distances
+
+
 def jsd(p: Bag, q: Bag) -> float:
     """Jensen-Shannon distance between two token -> count (or probability) mappings, over their union."""
     for bag, name in ((p, "p"), (q, "q")):

@@ -17,8 +17,8 @@ from scipy.special import xlogy
 
 from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.json_parts import PartCounts
-from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_terms, jsd_to_prototypes, normalise,
-                                      prototype_terms, row_shares, terms_over)
+from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_changes, jsd_by_terms, jsd_to_prototypes,
+                                      normalise, prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -28,6 +28,7 @@ _OUTSIDE = -1  # column code: a token no prototype holds (still part of the bag'
 _IGNORED = -2  # column code: a filtered token, or a token outside the selected features
 _CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
+_BY_CHANGES_MIN = 4096  # from this many (candidate, base column) cells on, the JSD may be taken by changes
 
 
 def seat_values(distances: np.ndarray) -> np.ndarray:
@@ -269,6 +270,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
+        if n * len(self._nonzero_base()) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n:  # few distinct totals
+            return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
         if self._dense:
             width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
         else:  # over the columns in use only
@@ -281,11 +284,27 @@ class DeterminizedJsonBagValue(JsonBagValue):
         x += base
         return _seat_column(jsd_by_terms(x, totals, terms), seat)
 
-    def _columns_in_use(self, columns: np.ndarray) -> np.ndarray:
-        """np.union1d(np.flatnonzero(base), columns): the base's columns (found once per base), the new ones inserted."""
+    def _distances_by_changes(self, columns: list, counts: list, lengths: list, totals: list) -> np.ndarray:
+        """(n, seats) distances of the candidates whose changes from the base are `columns`/`counts` (`lengths`
+        per candidate), by bags.jsd_by_changes: the base's columns summed once per distinct total."""
+        width, n = len(self.features), len(lengths)
+        rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        cells, where = np.unique(rows * width + np.asarray(columns, dtype=np.int64), return_inverse=True)
+        deltas = np.bincount(where, counts, len(cells))
+        kept = deltas != 0  # a column a candidate leaves as the base has it is not a change
+        rows, columns = np.divmod(cells[kept], width)
+        return jsd_by_changes(self._base, self._nonzero_base(), rows, columns, deltas[kept], totals, self._shares,
+                              self._empty)
+
+    def _nonzero_base(self) -> np.ndarray:
+        """The base's columns with counts (found once per base)."""
         if self._base_columns is None:
             self._base_columns = np.flatnonzero(self._base)
-        known = self._base_columns
+        return self._base_columns
+
+    def _columns_in_use(self, columns: np.ndarray) -> np.ndarray:
+        """np.union1d(np.flatnonzero(base), columns): the base's columns (found once per base), the new ones inserted."""
+        known = self._nonzero_base()
         extra = np.unique(columns[self._base[columns] == 0]) if len(columns) else columns
         return np.insert(known, np.searchsorted(known, extra), extra) if len(extra) else known
 
