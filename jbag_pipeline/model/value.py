@@ -270,7 +270,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
-        if n * len(self._nonzero_base()) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n:  # few distinct totals
+        if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
+                n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
         if self._dense:
             width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
