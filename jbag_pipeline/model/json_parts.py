@@ -11,7 +11,7 @@ first time is read from the state's to_json().
 from __future__ import annotations
 
 from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
-from itertools import compress, count
+from itertools import compress, count, islice
 from operator import ne
 from typing import Callable, Hashable
 
@@ -52,36 +52,42 @@ class PartCounts:
     def change(self, old: Parts, new: Parts, state, columns: list, counts: list) -> int:
         """Extend columns and counts by tokens(new) - tokens(old), where `new` are the parts of `state`; returns
         the change in mass. Every part of `old` must have been counted as new since the last clear()."""
-        mass, matched, cache = 0, 0, self._parts
         self._document = (None, None)  # states change between calls: a document is read again in each
-        for location, key in new.items():
-            before = old.get(location, MISSING)
-            if before is not MISSING:
-                matched += 1
-                if before is key or before == key:
-                    continue
-            if type(key) is Items or type(before) is Items:
-                mass += self._items_change(location, before, key, state, columns, counts)
-                continue
-            entry = cache.get((location, key)) or self._count_part(location, key, new, state)
+        mass, done = 0, 0
+        for (location, key), (place, before) in zip(new.items(), old.items()):
+            if location is not place:  # an engine lists its parts in one order, the same tuples: else by location
+                break
+            done += 1
+            if before is not key and before != key:
+                mass += self._part_change(location, before, key, state, columns, counts)
+        if done == len(new) == len(old):
+            return mass
+        rest = dict(islice(old.items(), done, None))
+        for location, key in islice(new.items(), done, None):
+            before = rest.pop(location, MISSING)
+            if before is not key and (before is MISSING or before != key):
+                mass += self._part_change(location, before, key, state, columns, counts, new)
+        for location, before in rest.items():  # parts that are gone
+            mass += self._part_change(location, before, MISSING, state, columns, counts)
+        return mass
+
+    def _part_change(self, location: tuple, before, after, state, columns: list, counts: list,
+                     parts: Parts | None = None) -> int:
+        """The change of one part from `before` to `after` (either MISSING); `parts`: the state's, if not yet
+        read (to find the parts below this one)."""
+        if type(after) is Items or type(before) is Items:
+            return self._items_change(location, before, after, state, columns, counts)
+        mass, cache = 0, self._parts
+        if after is not MISSING:
+            entry = cache.get((location, after)) or self._count_part(location, after, state, parts)
             columns += entry[0]
             counts += entry[1]
             mass += entry[3]
-            if before is not MISSING:
-                entry = cache.get((location, before)) or self._missing((location, before))
-                columns += entry[0]
-                counts += entry[2]
-                mass -= entry[3]
-        if matched < len(old):  # parts that are gone
-            for location, before in old.items():
-                if location not in new:
-                    if type(before) is Items:
-                        mass += self._items_change(location, before, _NO_ITEMS, state, columns, counts)
-                        continue
-                    entry = cache.get((location, before)) or self._missing((location, before))
-                    columns += entry[0]
-                    counts += entry[2]
-                    mass -= entry[3]
+        if before is not MISSING:
+            entry = cache.get((location, before)) or self._missing((location, before))
+            columns += entry[0]
+            counts += entry[2]
+            mass -= entry[3]
         return mass
 
     def _items_change(self, location: tuple, before, after, state, columns: list, counts: list) -> int:
@@ -158,7 +164,7 @@ class PartCounts:
             before = _NO_ITEMS
         if type(after) is not Items:
             if after is not MISSING:
-                entry = self._parts.get((location, after)) or self._count_part(location, after, {}, state)
+                entry = self._parts.get((location, after)) or self._count_part(location, after, state, {})
                 mass += _add(entry, 1, columns, counts)
             after = _NO_ITEMS
         return before, after, mass
@@ -167,9 +173,9 @@ class PartCounts:
         raise RuntimeError(f"PartCounts: the old side's part {key!r} was never counted (count every reference "
                            f"as new since the last clear)")
 
-    def _count_part(self, location: tuple, key, parts: Parts, state) -> Entry:
+    def _count_part(self, location: tuple, key, state, parts: Parts | None = None) -> Entry:
         """Count the part at `location` of `state` (the parts below it replaced by {}) and remember it."""
-        below = [other[len(location):] for other in parts
+        below = [other[len(location):] for other in (state.json_parts() if parts is None else parts)
                  if len(other) > len(location) and other[:len(location)] == location]
         subtree = _pruned(_at(self._to_json(state), location), below)
         entry = self._parts[location, key] = self._entry(subtree, self.paths(location))
