@@ -110,6 +110,17 @@ def terms_over(terms: PrototypeTerms, plogp: np.ndarray, used: np.ndarray) -> Pr
     return PrototypeTerms(terms.pooling[:, used], terms.mixing, constant, terms.empty, terms.any_empty)
 
 
+def js_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) -> np.ndarray:
+    """(n, k) JS divergence in bits of n count rows `x` (see jsd_by_terms), before clipping to [0, 1] and before
+    the empty rows and prototypes are set; rows whose total is <= 0 are scaled by 1 (their values are unused)."""
+    if any(total <= 0 for total in totals):
+        totals = [total if total > 0 else 1.0 for total in totals]
+    pooled = (x / np.array(totals)[:, None])[:, None, :] + terms.pooling
+    js = np.einsum("ijk,ijk->ij", pooled, np.log(pooled)) @ terms.mixing
+    js += terms.constant
+    return js
+
+
 def jsd_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) -> np.ndarray:
     """(n, k) JSD of n count rows `x` over the columns of `terms`, whose whole masses (with counts outside those
     columns) are `totals`, to the prototypes of `terms`.
@@ -118,16 +129,12 @@ def jsd_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) 
     because mass outside them (on one side only) adds 1/2 bit per unit as the mass inside does ln 2 nats
     (t and p each sum to 1 in all). So one logarithm per (row, prototype, column), and per (row, column) for
     the all-zero row of terms.pooling, does it. Few numpy calls: they dominate at the agent's batch sizes."""
-    dead = [row for row, total in enumerate(totals) if total <= 0]
-    if dead:
-        totals = [total if total > 0 else 1.0 for total in totals]
-    pooled = (x / np.array(totals)[:, None])[:, None, :] + terms.pooling
-    js = np.einsum("ijk,ijk->ij", pooled, np.log(pooled)) @ terms.mixing
-    js += terms.constant
+    js = js_by_terms(x, totals, terms)
     np.maximum(js, 0.0, out=js)  # np.clip(js, 0, 1) as two ufuncs, without np.clip's Python layers
     distances = np.sqrt(np.minimum(js, 1.0, out=js), out=js)  # in place: each numpy call costs microseconds here
     if terms.any_empty:
         distances[:, terms.empty] = 1.0
+    dead = [row for row, total in enumerate(totals) if total <= 0]
     if dead:
         distances[dead] = np.where(terms.empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
     return distances

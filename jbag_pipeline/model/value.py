@@ -9,6 +9,7 @@ of agent with winner prototypes learnt from ingested TAG trajectories.
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -17,8 +18,8 @@ from scipy.special import xlogy
 
 from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.json_parts import PartCounts
-from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_changes, jsd_by_terms, jsd_to_prototypes,
-                                      normalise, prototype_terms, row_shares, terms_over)
+from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
+                                      jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -28,6 +29,7 @@ _OUTSIDE = -1  # column code: a token no prototype holds (still part of the bag'
 _IGNORED = -2  # column code: a filtered token, or a token outside the selected features
 _CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
+_SMALL_BATCH = 64  # up to this many (candidate, seat) distances, the last steps are taken in Python
 _BY_CHANGES_MIN = 4096  # from this many (candidate, base column) cells on, the JSD may be taken by changes
 
 
@@ -283,6 +285,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         places += np.repeat(np.arange(0, n * width, width), lengths)
         x = np.bincount(places, counts, n * width).reshape(n, width)
         x += base
+        if n * len(terms.empty) <= _SMALL_BATCH:
+            return np.array(_seat_values_of_js(js_by_terms(x, totals, terms).tolist(), totals, terms.empty, seat))
         return _seat_column(jsd_by_terms(x, totals, terms), seat)
 
     def _distances_by_changes(self, columns: list, counts: list, lengths: list, totals: list) -> np.ndarray:
@@ -477,6 +481,20 @@ class IngestedTagValue(TagDocumentValue):
 
     def _whole_tokens(self, document: dict | list) -> dict[str, int]:
         return tokenize_state(document, mode=self.token_mode, num_suffix=True) if document else {}
+
+
+def _seat_values_of_js(js: list[list[float]], totals: list, empty: np.ndarray, seat: int) -> list[float]:
+    """_seat_column(jsd_by_terms(...), seat) from js_by_terms's rows, in Python (the same operations and order:
+    few numbers, for which each numpy call costs more than the arithmetic)."""
+    empty, values = empty.tolist(), []
+    for row, total in zip(js, totals):
+        if total <= 0:
+            closeness = [1.0 if unset else 0.0 for unset in empty]
+        else:
+            closeness = [0.0 if unset else 1.0 - math.sqrt(min(max(v, 0.0), 1.0)) for v, unset in zip(row, empty)]
+        whole = sum(closeness)
+        values.append(closeness[seat] / whole if whole > 0 else 1.0 / len(closeness))
+    return values
 
 
 def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:

@@ -9,7 +9,7 @@ from scipy.spatial.distance import jensenshannon
 from scipy.special import xlogy
 
 import jbag_pipeline.model.bags as bags_module
-from jbag_pipeline.model.bags import (Vocabulary, jsd, jsd_by_changes, jsd_by_terms, jsd_matrix, jsd_to_prototypes, normalise,
+from jbag_pipeline.model.bags import (Vocabulary, js_by_terms, jsd, jsd_by_changes, jsd_by_terms, jsd_matrix, jsd_to_prototypes, normalise,
                                       prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.prototypes import build_prototypes
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
@@ -190,6 +190,21 @@ def test_jsd_by_changes_agrees_with_jsd_by_terms():
     assert got[5].tolist() == [1.0, 0.0, 1.0, 1.0]  # an empty bag: exactly 0 to the empty prototype, 1 to others
     same = [row for row in range(n) if np.array_equal(x[row], base) and outside[row] == outside[0]]
     assert all(np.array_equal(got[row], got[0]) for row in same)
+
+
+def test_small_batches_values_in_python_equal_the_numpy_path():
+    from jbag_pipeline.model.value import _seat_column, _seat_values_of_js
+    rng = np.random.default_rng(7)
+    prototypes = rng.integers(0, 5, size=(4, 20)).astype(float)
+    prototypes[3] = 0.0  # a seat that never won
+    terms = prototype_terms(*row_shares(prototypes, "test"))
+    x = rng.integers(0, 4, size=(6, 20)).astype(float)
+    x[2] = 0.0
+    totals = (x.sum(axis=1) + rng.integers(0, 3, size=6)).tolist()
+    totals[2] = 0.0  # an empty candidate
+    for seat in range(4):
+        expected = _seat_column(jsd_by_terms(x, totals, terms), seat).tolist()
+        assert _seat_values_of_js(js_by_terms(x, totals, terms).tolist(), totals, terms.empty, seat) == expected
 
 
 class FakeState:
