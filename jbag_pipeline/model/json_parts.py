@@ -22,7 +22,7 @@ Parts = dict[tuple, Hashable]
 Entry = tuple  # (columns, counts, negated counts, mass) of one part or item
 _EMPTY: Entry = ([], [], [], 0)  # the entry of anything without counted tokens (skipped where it is met)
 _NO_ITEMS = Items()
-_FEW_CHANGES = 4  # up to this many changed items, a list's own paths are counted item by item, not by multiset
+_FEW_CHANGES = 6  # up to this many changed items, a list's own paths are counted item by item, not by multiset
 
 
 class PartCounts:
@@ -120,25 +120,28 @@ class PartCounts:
                     mass -= entry[3]
         if plain is None:  # the list's own paths are not wanted
             return mass
-        if len(changed) <= _FEW_CHANGES:  # the items' tokens at the list's own paths, position by position
-            for i in changed:
-                if i < n_after:
-                    entry = plain.get(after[i]) or self._count_plain(location, after[i], after, state, plain)
-                    if entry is not _EMPTY:
-                        columns += entry[0]
-                        counts += entry[1]
-                        mass += entry[3]
-                if i < n_before:
-                    entry = plain.get(before[i]) or self._missing((location, before[i]))
-                    if entry is not _EMPTY:
-                        columns += entry[0]
-                        counts += entry[2]
-                        mass -= entry[3]
+        if n_before == n_after:
+            before_keys = [before[i] for i in changed]
+            after_keys = [after[i] for i in changed]
+        else:  # a list that grew or shrank: at its own paths only what lies between the common ends changed
+            start = changed[0] if changed else 0
+            end = next(compress(count(), map(ne, reversed(before), reversed(after))), min(n_before, n_after))
+            end = min(end, min(n_before, n_after) - start)
+            before_keys, after_keys = before[start:n_before - end], after[start:n_after - end]
+        if len(before_keys) + len(after_keys) <= _FEW_CHANGES:  # key by key
+            for key in after_keys:
+                entry = plain.get(key) or self._count_plain(location, key, after, state, plain)
+                if entry is not _EMPTY:
+                    columns += entry[0]
+                    counts += entry[1]
+                    mass += entry[3]
+            for key in before_keys:
+                entry = plain.get(key) or self._missing((location, key))
+                if entry is not _EMPTY:
+                    columns += entry[0]
+                    counts += entry[2]
+                    mass -= entry[3]
             return mass
-        after_keys, before_keys = after, before  # else by how often each key is in them
-        if len(changed) < max(n_before, n_after):
-            before_keys = [before[i] for i in changed if i < n_before]
-            after_keys = [after[i] for i in changed if i < n_after]
         times_after: dict = {}
         times_before: dict = {}
         _count_elements(times_after, after_keys)
