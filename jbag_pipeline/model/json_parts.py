@@ -4,8 +4,9 @@ differ, each part's tokens counted once per key and remembered, so neither docum
 Tokens are linear in a subtree's paths: the tokens of a document are the sum of its parts' tokens, each part
 walked at its location's paths (mode both: a list item lives at its indexed and its list's own paths) with the
 parts below it replaced by {} (no tokens). An Items part is counted item by item: item i's tokens at the indexed
-paths (cached by location, i and key) and at the list's own paths (by location and key). A part met for the
-first time is read from the state's to_json().
+paths (cached by location, i and key) at the positions whose keys differ, and at the list's own paths (by
+location and key) for the keys that differ between the lists' common ends. A part met for the first time is read
+from the state's to_json().
 """
 
 from __future__ import annotations
@@ -173,6 +174,7 @@ class PartCounts:
         return before, after, mass
 
     def _missing(self, key: tuple) -> Entry:
+        """An old side's entry is always remembered (see change): its absence is a bug, not a cache miss."""
         raise RuntimeError(f"PartCounts: the old side's part {key!r} was never counted (count every reference "
                            f"as new since the last clear)")
 
@@ -243,6 +245,7 @@ class PartCounts:
         return paths
 
     def _to_json(self, state) -> dict:
+        """`state`'s document, built once per change() call."""
         if self._document[0] is not state:
             self._document = (state, state.to_json())
         return self._document[1]

@@ -17,9 +17,9 @@ import orjson
 from scipy.special import xlogy
 
 from engines.agents.value_function import ValueFunction
-from jbag_pipeline.model.json_parts import PartCounts
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
                                       jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
+from jbag_pipeline.model.json_parts import PartCounts
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -169,7 +169,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
     whose keys differ (json_parts.PartCounts: no document is built); others by their to_json() documents'
     differing values (tokenize_delta: only those are walked, and none under which no feature lies). values()
     values many candidates in one numpy pass (JSD to all prototypes at once, over every feature when there are at
-    most _DENSE_WIDTH, else over the columns the batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
+    most _DENSE_WIDTH, else over the columns the batch uses; by changes when many candidates share few totals).
+    `frequency` names the prototypes only: the trajectory bag takes every decision's state.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full",
