@@ -15,13 +15,12 @@ from _random import Random as _CRandom
 from operator import and_, eq, sub
 
 import engines.cant_stop_tag as cant_stop_tag
-from engines.base import (OURS, TAG, Game, Items, State, check_dialect, check_params, common_json, common_key,
-                          normalize_action, returns_from_scores)
+from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
+                          returns_from_scores)
 
 GAME_TYPE = "CantStop"
 TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
 SLOTS = len(TRACK_LENGTHS)  # a seat's marker slots, indexed by dice sum
-MARKER_PARTS = [("playerMarkerPositions", seat) for seat in range(4)]  # json_parts locations of the seats' markers
 TRACKS = range(2, 13)
 MARKERS = 3
 TRACKS_TO_WIN = 3
@@ -476,20 +475,6 @@ class CantStopState(State):
             self.dice if self.phase == ALLOCATION else None,
             self.won_by,
         )
-
-    def json_parts(self) -> dict:
-        """to_json() as parts (State.json_parts): every list item by item (each seat's markers apart); the root
-        holds the phase and the common fields."""
-        temporary = [0] * SLOTS
-        room = self.rooms[self.player]
-        for track in self.markers:
-            temporary[track] = TRACK_LENGTHS[track] - room[track]
-        board = self.board
-        parts = {(): (self.phase, common_key(self)), ("completedColumns",): Items(self.completed),
-                 ("temporaryMarkerPositions",): Items(temporary), ("dice",): Items(self.dice)}
-        for seat, start in enumerate(range(0, len(board), SLOTS)):
-            parts[MARKER_PARTS[seat]] = Items(board[start:start + SLOTS])
-        return parts
 
     def to_json(self, dialect: str = OURS) -> dict:
         """TAG's container fields, plus this turn's temporary markers (0 = none) and the phase."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Hashable
 
 import engines.connect4_tag as connect4_tag
-from engines.base import OURS, TAG, Game, Items, State, check_dialect, check_params, common_json, common_key
+from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -44,7 +44,6 @@ class Connect4(Game):
         # to_json lists the board as one character per bit, highest bit first: row r (from the top) is then
         # every height-th character backwards from index cols * height - rows + r
         self.cells_format = f"0{cols * self.height}x"
-        self.row_parts = [("board", row) for row in range(rows)]  # json_parts locations of the board's rows
         self.row_slices = tuple(slice(start, None, -self.height)
                                 for start in range(cols * self.height - rows, cols * self.height))
         self.min_win_moves = 2 * win - 1
@@ -258,21 +257,6 @@ class Connect4State(State):
 
     def key(self) -> Hashable:
         return self.seat_bits()
-
-    def json_parts(self) -> dict:
-        """to_json() as parts (State.json_parts): each board row and the heights cell by cell; the root holds the
-        move count and the common fields."""
-        game = self._game
-        bits = self.seat_bits()
-        codes = int(format(bits[0], "b"), 16) + 2 * int(format(bits[1], "b"), 16)
-        cells = format(codes, game.cells_format).encode().translate(_CELL_BYTES).decode()
-        mask = self._mask
-        parts = {(): (self._moves, common_key(self)),
-                 ("heights",): Items([(mask & column).bit_count() for column in game.column]),
-                 ("winnerCells",): bits[self._winner] if self._winner >= 0 else None}
-        for location, row in zip(game.row_parts, game.row_slices):
-            parts[location] = Items(cells[row])
-        return parts
 
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS and check_dialect("connect4", dialect) == TAG:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from array import array
 
 import engines.dots_and_boxes_tag as dots_and_boxes_tag
-from engines.base import (OURS, TAG, Game, Items, State, check_dialect, check_params, common_json, common_key,
-                          returns_from_scores)
+from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
@@ -197,16 +196,6 @@ class DotsAndBoxesState(State):
         final position); who drew which line does not change the position."""
         mover = -1 if self.owned == self.game.all_boxes else self.player
         return (self.drawn, self.boxes_by[0], self.boxes_by[1], mover)
-
-    def json_parts(self) -> dict:
-        """to_json() as parts (State.json_parts): line and box owners item by item; the root holds the box counts
-        and the common fields."""
-        n_lines = self.game.n_lines
-        lines, boxes = self.lines_by, self.boxes_by
-        owners = owners_of_bits([lines[0] | boxes[0] << n_lines, lines[1] | boxes[1] << n_lines],
-                                n_lines + self.game.n_boxes)
-        return {(): (boxes[0].bit_count(), boxes[1].bit_count(), common_key(self)),
-                ("lineOwners",): Items(owners[:n_lines]), ("boxOwners",): Items(owners[n_lines:])}
 
     def to_json(self, dialect: str = OURS) -> dict:
         """Owner seat of each line (by line id) and box (row-major), -1 if none; box counts per seat."""

@@ -98,9 +98,21 @@ class PartCounts:
             before, after, mass = self._as_items(location, before, after, state, columns, counts)
         changed = list(compress(count(), map(ne, before, after)))  # up to the shorter list's end
         n_before, n_after = len(before), len(after)
+        wanted, tables, plain = self._lists.get(location) or self._list_shape(location)
+        if n_before == n_after and len(changed) == 1 and n_after <= len(tables):  # one item replaced: the usual
+            i = changed[0]
+            if wanted is None or i in wanted:
+                table = tables[i]
+                mass += _add(table.get(after[i]) or self._count_item(location, i, after[i], state, table), 1,
+                             columns, counts)
+                mass += _add(table.get(before[i]) or self._missing((location, i, before[i])), -1, columns, counts)
+            if plain is not None:
+                mass += _add(plain.get(after[i]) or self._count_plain(location, after[i], after, state, plain), 1,
+                             columns, counts)
+                mass += _add(plain.get(before[i]) or self._missing((location, before[i])), -1, columns, counts)
+            return mass
         if n_before != n_after:
             changed += range(min(n_before, n_after), max(n_before, n_after))
-        wanted, tables, plain = self._lists.get(location) or self._list_shape(location)
         if len(tables) < max(n_before, n_after):
             tables.extend({} for _ in range(max(n_before, n_after) - len(tables)))
         for i in changed:
