@@ -8,7 +8,8 @@ reproducible from its seed and action list.
 from __future__ import annotations
 
 import random
-from typing import Any, Hashable
+from functools import partial
+from typing import Any, Callable, Hashable
 
 Action = Any  # int, str, or tuple of ints/strings; JSON arrays are accepted wherever a tuple is
 
@@ -129,6 +130,11 @@ class State:
         """
         return self.clone()
 
+    def determinizer(self, player: int) -> Callable[[random.Random], "State"]:
+        """determinize(player, rng) as a function of the rng alone, valid while this state is unchanged: MCTS
+        samples one an iteration. An engine may work out once here what does not depend on the rng."""
+        return partial(self.determinize, player)
+
     def winner(self) -> int | None:
         """The single winning seat of a finished game, None on a draw or while the game runs."""
         if not self.is_terminal():
@@ -136,6 +142,35 @@ class State:
         winners = [p for p, r in enumerate(self.returns()) if r > 0]
         return winners[0] if len(winners) == 1 else None
 
+
+class AlternatingTwoSeatState(State):
+    """A two-seat state whose seats move in turn, one move a turn (`_moves` made so far), scored by its result alone:
+    `_winner` is the winning seat (-1 while the game runs or on a draw) and `_over` whether it ended; returns and
+    scores are +1 for the winner, -1 for the loser, 0 each on a draw."""
+
+    __slots__ = ()
+    _moves: int
+    _winner: int
+    _over: bool
+
+    @property
+    def current_player(self) -> int:
+        return self._moves & 1
+
+    @property
+    def turn_counter(self) -> int:
+        return self._moves
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[int]:
+        if self._winner < 0:
+            return [0, 0]
+        return [1, -1] if self._winner == 0 else [-1, 1]
+
+    def scores(self) -> list[float]:
+        return [float(r) for r in self.returns()]
 
 class Game:
     """A game with fixed parameters; creates states. Subclasses set `name`, `n_players`, `params`."""

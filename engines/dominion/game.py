@@ -47,6 +47,16 @@ DEFAULT_PARAMS = {  # TAG DominionParameters defaults
 VICTORY_CARDS_PER_PLAYER = {2: 8, 3: 12, 4: 12}
 VICTORY_POINTS = {card: data.victory_points for card, data in CARDS.items()}
 TREASURE = {card: data.treasure for card, data in CARDS.items()}
+# The three victory and three treasure cards with their values: a hand's money and a seat's points are a few
+# list.count scans (C loops) rather than a dict lookup per card.
+(VP_1, VP_1_POINTS), (VP_2, VP_2_POINTS), (VP_3, VP_3_POINTS) = ((c, v) for c, v in VICTORY_POINTS.items() if v)
+(MONEY_1, MONEY_1_VALUE), (MONEY_2, MONEY_2_VALUE), (MONEY_3, MONEY_3_VALUE) = ((c, v) for c, v in TREASURE.items()
+                                                                              if v)
+
+
+def money(hand: list[str]) -> int:
+    """The treasure value of the cards in `hand`."""
+    return MONEY_1_VALUE * hand.count(MONEY_1) + MONEY_2_VALUE * hand.count(MONEY_2) + MONEY_3_VALUE * hand.count(MONEY_3)
 ACTION_CARDS = tuple(card for card in CARD_ORDER if CARDS[card].is_action)  # in canonical order
 PLAY_ACTIONS = {card: ("play", card) for card in ACTION_CARDS}
 BUY_ACTIONS = {card: ("buy", card) for card in CARDS}
@@ -148,8 +158,7 @@ class DominionState(State):
         return self.turn_player
 
     def available_spend(self) -> int:
-        treasure = sum(map(TREASURE.__getitem__, self.hands[self.turn_player]))
-        return treasure - self.spent + self.additional_spend
+        return money(self.hands[self.turn_player]) - self.spent + self.additional_spend
 
     def legal_actions(self) -> list:
         if self.terminal:
@@ -160,7 +169,7 @@ class DominionState(State):
             actions = list(map(PLAY_ACTIONS.__getitem__, playable(self.hands[self.turn_player])))
             actions.append("end_phase")
             return actions
-        budget = sum(map(TREASURE.__getitem__, self.hands[self.turn_player])) - self.spent + self.additional_spend
+        budget = money(self.hands[self.turn_player]) - self.spent + self.additional_spend
         if budget < 0:
             return ["end_phase"]
         supply = self.supply
@@ -197,7 +206,7 @@ class DominionState(State):
         if self.phase == PLAY:
             return kind == "play" and card in ACTION_SET and card in hand
         return (kind == "buy" and self.supply.get(card, 0) > 0
-                and CARDS[card].cost <= sum(map(TREASURE.__getitem__, hand)) - self.spent + self.additional_spend)
+                and CARDS[card].cost <= money(hand) - self.spent + self.additional_spend)
 
     def random_playout(self, rand, max_actions: int) -> None:
         """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does.
@@ -225,7 +234,8 @@ class DominionState(State):
                 else:  # end_phase
                     self._start_buy_phase()
                 continue
-            budget = sum(map(TREASURE.__getitem__, hand)) - self.spent + self.additional_spend
+            budget = (MONEY_1_VALUE * hand.count(MONEY_1) + MONEY_2_VALUE * hand.count(MONEY_2)  # money(hand)
+                      + MONEY_3_VALUE * hand.count(MONEY_3) - self.spent + self.additional_spend)
             if budget < 0:
                 buyable = ()
             else:
@@ -239,7 +249,7 @@ class DominionState(State):
                 self.buys -= 1
                 supply[card] -= 1  # gain
                 self.discards[self.turn_player].append(card)
-                if supply["PROVINCE"] == 0 or (0 in supply.values() and self._supply_exhausted()):
+                if supply[card] == 0 and self._supply_exhausted():  # only a pile just emptied can end the game
                     self.terminal = True
                 elif self.buys < 1:
                     self._end_turn()
@@ -333,9 +343,12 @@ class DominionState(State):
 
     def scores(self) -> list[float]:
         """Victory points over every card a seat owns (hand, draw pile, discard, tableau)."""
-        points = VICTORY_POINTS.__getitem__
-        return [float(sum(map(points, hand + draw + discard + tableau)))
-                for hand, draw, discard, tableau in zip(self.hands, self.draw_piles, self.discards, self.tableaux)]
+        scores = []
+        for hand, draw, discard, tableau in zip(self.hands, self.draw_piles, self.discards, self.tableaux):
+            cards = hand + draw + discard + tableau
+            scores.append(float(VP_1_POINTS * cards.count(VP_1) + VP_2_POINTS * cards.count(VP_2)
+                                + VP_3_POINTS * cards.count(VP_3)))
+        return scores
 
     def returns(self) -> list[int]:
         if not self.terminal:
@@ -438,22 +451,38 @@ class DominionState(State):
         return hidden
 
     def determinize(self, player: int, rng: random.Random) -> "DominionState":
+        return self.determinizer(player)(rng)
+
+    def determinizer(self, player: int):
+        """determinize(player, rng) as a function of rng: each seat's unlocated cards are sorted once, then
+        every sample shuffles a copy of them and deals it (the draws of one determinize call)."""
         if not 0 <= player < self.n_players:
             raise ValueError(f"dominion: determinize player {player} is not a seat of {self.n_players}")
-        hands, draw_piles = [], []
+        deals = []  # per seat: (its unlocated cards sorted, the hand cards it keeps, how many hidden hand cards)
         for seat in range(self.n_players):
-            cards = self._unlocated(seat, player)
-            shuffle(rng, cards)
             if seat == player:
-                hands.append(self.hands[seat][:])
+                deals.append((self._unlocated(seat, player), self.hands[seat], -1))  # the whole hand is kept
             else:
                 hidden_in_hand = len(self.hands[seat]) - len(self.revealed[seat])
-                hands.append(self.revealed[seat] + cards[:hidden_in_hand])
-                cards = cards[hidden_in_hand:]
-            draw_piles.append(cards)
-        state = self._copy(hands, draw_piles)
-        state.chance_seed = rng.getrandbits(64)
-        return state
+                deals.append((self._unlocated(seat, player), self.revealed[seat], hidden_in_hand))
+        copy = self._copy
+
+        def sample(rng: random.Random) -> "DominionState":
+            hands, draw_piles = [], []
+            for unlocated, kept, hidden_in_hand in deals:
+                cards = unlocated[:]
+                shuffle(rng, cards)
+                if hidden_in_hand < 0:
+                    hands.append(kept[:])
+                else:
+                    hands.append(kept + cards[:hidden_in_hand])
+                    del cards[:hidden_in_hand]
+                draw_piles.append(cards)
+            state = copy(hands, draw_piles)
+            state.chance_seed = rng.getrandbits(64)
+            return state
+
+        return sample
 
 
 class Dominion(Game):
