@@ -58,6 +58,19 @@ def common_json(state: "State", game_type: str) -> dict:
             "nPlayers": n_players, "gameStatus": "ONGOING", "playerResults": ["GAME_ONGOING"] * n_players}
 
 
+class Items(tuple):
+    """A json_parts key for a list: item i of the list is the same subtree whenever key i is the same."""
+
+    __slots__ = ()
+
+
+def common_key(state: "State") -> tuple:
+    """What sets common_json's fields (the game fixed): a json_parts key of the part that holds them."""
+    if state.is_terminal():
+        return state.turn_counter, -1, tuple(state.returns())
+    return state.turn_counter, state.current_player
+
+
 class State:
     """Base class of a game state. Subclasses implement every method that raises NotImplementedError."""
 
@@ -100,6 +113,15 @@ class State:
     def observation_json(self, player: int) -> dict:
         """What `player` can see. Perfect-information games: the full state."""
         return self.to_json()
+
+    def json_parts(self) -> dict[tuple, Hashable] | None:
+        """to_json() (ours) as parts, for counting a document by what changed (None: not offered, count to_json()).
+
+        Location (a tuple of dict keys and list indices from the root) -> key. The subtree at a location, with
+        the subtrees of the other locations below it replaced by {} (which has no tokens), is the same whenever
+        its key is the same, in one game; every value of the document lies in some location's subtree. An
+        Items key stands for the list at its location item by item (no location lies below it)."""
+        return None
 
     def determinize(self, player: int, rng: random.Random) -> "State":
         """A full state consistent with `player`'s observation; hidden cards and future chance re-sampled.

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import OURS, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json
+from engines.base import (OURS, AlternatingTwoSeatState, Game, Items, check_dialect, check_params, common_json,
+                          common_key)
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -115,6 +116,15 @@ class TicTacToeState(AlternatingTwoSeatState):
 
     def key(self) -> Hashable:
         return (self._seats[0], self._seats[1])
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): the board row by row (a row's key: its cells' code); the root
+        holds the move count and the common fields."""
+        x, o = self._seats
+        return {(): (self._moves, common_key(self)),
+                ("board",): Items(((x & 7) | (o & 7) << 3, (x >> 3 & 7) | (o >> 3 & 7) << 3,
+                                   (x >> 6) | (o >> 6) << 3)),
+                ("winnerCells",): self._seats[self._winner] if self._winner >= 0 else None}
 
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS:

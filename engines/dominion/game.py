@@ -27,14 +27,19 @@ import random
 from _random import Random as _CRandom
 
 import engines.dominion.tag_json as dominion_tag
-from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
-                          returns_from_scores)
+from engines.base import (OURS, TAG, Game, Items, State, check_dialect, check_params, common_json,
+                          normalize_action, returns_from_scores)
 from engines.chance import shuffle
 from engines.dominion.cards import (AFFORDABLE, BUY, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, MAX_COST, PLAY,
                                     apply_effect_action, effect_actions, play_card)
 from engines.dominion.state_json import read_state_fields, valid_turn
 
 GAME_TYPE = "Dominion"
+MAX_SEATS = 4
+SUPPLY_PARTS = {card: ("cardsIncludedInGame", card) for card in CARD_ORDER}  # json_parts locations
+HAND_PARTS, DRAW_PARTS, DISCARD_PARTS, TABLEAU_PARTS, REVEALED_PARTS = (
+    [(zone, seat) for seat in range(MAX_SEATS)]
+    for zone in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards"))
 DEFAULT_PARAMS = {  # TAG DominionParameters defaults
     "n_players": 4, "hand_size": 5, "piles_exhausted_for_game_end": 3, "kingdom_cards_of_each_type": 10,
     "starting_copper": 7, "starting_estates": 3, "copper_supply": 32, "silver_supply": 40, "gold_supply": 30,
@@ -376,6 +381,26 @@ class DominionState(State):
             **self._turn_json(),
             **common_json(self, GAME_TYPE),
         }
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): every card zone card by card, each supply pile and turn field by
+        its value; the root holds what the outcome sets."""
+        terminal = self.terminal
+        parts = {(): tuple(self.returns()) if terminal else None, **{SUPPLY_PARTS[card]: count
+                                                                     for card, count in self.supply.items()},
+                 ("trashPile",): Items(self.trash), ("defenceStatus",): Items(self.defence_status),
+                 ("gamePhase",): self.phase, ("turnPlayer",): self.turn_player, ("actionsLeft",): self.actions,
+                 ("buysLeft",): self.buys, ("spentSoFar",): self.spent, ("additionalSpend",): self.additional_spend,
+                 ("merchantsPlayed",): self.merchants_played, ("roundCounter",): self.round_counter,
+                 ("turnCounter",): self.turn_counter, ("turnOwner",): -1 if terminal else self.current_player}
+        for zones, locations in ((self.hands, HAND_PARTS), (self.draw_piles, DRAW_PARTS),
+                                 (self.discards, DISCARD_PARTS), (self.tableaux, TABLEAU_PARTS),
+                                 (self.revealed, REVEALED_PARTS)):
+            for location, cards in zip(locations, zones):
+                parts[location] = Items(cards)
+        if self.pending is not None:
+            parts[("pendingEffect",)] = tuple(self.pending.items())
+        return parts
 
     def _turn_json(self) -> dict:
         doc = {"gamePhase": self.phase, "turnPlayer": self.turn_player, "actionsLeft": self.actions,

@@ -27,7 +27,7 @@ from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_p
 from engines.chance import shuffle
 from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT, colour_bonus,
                                          hand_points, slot_counts)
-from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
+from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document, state_parts
 
 # The generator of chance events, re-seeded for each with the state's chance_seed, as random.Random(seed) seeds
 # a new one (_random's seed without random.Random's Python layers: the same state, a little faster).
@@ -401,6 +401,10 @@ class SeaSaltPaperState(State):
         if dialect != OURS and check_dialect("sea_salt_paper", dialect) == TAG:
             return sea_salt_paper_tag.tag_json(self)
         return state_document(self, None)
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): each deck card by card."""
+        return state_parts(self)
 
     def observation_json(self, player: int) -> dict:
         """What `player` sees: own and protected hands, discard piles, played duos, scores; others as sizes."""
