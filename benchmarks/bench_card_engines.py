@@ -1,14 +1,17 @@
-"""Card-engine MCTS speed: iterations/s of ours against the engines of the base commit (4412511), in one run.
+"""Card-engine MCTS speed: ours against the engines of the base commit (4412511), in one run.
 
 The base commit's engines/ is extracted with `git archive` into a temporary folder; every measurement runs
 in its own subprocess whose PYTHONPATH puts either that folder or this checkout first, alternating old and new
-(the old one first on even repeats), so both see the same load; each times its decisions in CPU seconds
-(time.process_time), which other processes on a shared machine disturb far less than wall time. A measurement
-is one MCTSAgent decision at each of several states spread over a seeded random game, with the presets'
-budgets: "demo" (the demo preset's iterations and rollout length per game), "reproduce" (40 iterations,
-rollouts of 10 actions, [Reproduce]'s self-play) and "paper" (1000 iterations, rollouts of 100 actions).
+(the old one first on even repeats), so both see the same load; each times its work in CPU seconds
+(time.process_time), which other processes on a shared machine disturb far less than wall time. A "card_mcts"
+measurement is one MCTSAgent decision at each of several states spread over a seeded random game (iterations/s);
+a "card_selfplay" one plays whole self-play games as the pipeline does (one MCTSAgent a seat seeded seed*16+seat,
+every recorded state serialised with orjson; games/s). Budgets: "demo" and "reproduce" (each preset's iterations
+and rollout length per game; a setting whose budget equals an earlier one's for that game is measured once, its
+benchmark naming both) and "paper" (1000 iterations, rollouts of 100; decisions only).
 The ratio is the median over repeats of ours / base measured back to back.
-`python bench_card_engines.py [REPEATS [GAME|SETTING ...]]` measures only the named games and settings.
+`python bench_card_engines.py [REPEATS [GAME|SETTING|selfplay|decisions ...]]` measures only the named games,
+settings and kinds.
 """
 
 from __future__ import annotations
@@ -27,16 +30,21 @@ ROOT = Path(__file__).resolve().parents[1]
 BASE_COMMIT = "4412511"  # the engines before the issue-25 speed-ups (38b7c38 was the one before those of 4412511)
 GAMES = ("dominion", "seven_wonders", "sea_salt_paper", "cant_stop")
 PAPER = (1000, 100)  # the paper preset's MCTS iterations and rollout length
-REPRODUCE = (40, 10)  # [Reproduce]'s self-play budget (issue 24: 30-40 iterations, rollouts of 10)
 DECISIONS = {"demo": 40, "reproduce": 40, "paper": 2}  # decisions timed per measurement
+SELFPLAY_SETTINGS = ("demo", "reproduce")  # whole self-play games are measured at the presets' budgets only
+SELFPLAY_GAMES = {"dominion": 3, "seven_wonders": 3, "sea_salt_paper": 4, "cant_stop": 12}  # games per measurement
+KINDS = ("decisions", "selfplay")
 
 
 def budgets() -> dict[str, dict[str, tuple[int, int]]]:
-    """setting -> game -> (iterations, rollout_length), the demo one read from jbag_pipeline's presets."""
+    """setting -> game -> (iterations, rollout_length); demo and reproduce read from jbag_pipeline's presets."""
     from jbag_pipeline.presets import PRESETS
-    demo = PRESETS["demo"].games
-    return {"demo": {g: (demo[g].mcts_iterations, demo[g].rollout_length) for g in GAMES},
-            "reproduce": {g: REPRODUCE for g in GAMES}, "paper": {g: PAPER for g in GAMES}}
+    per_setting = {}
+    for setting in ("demo", "reproduce"):
+        runs = PRESETS[setting].games
+        per_setting[setting] = {g: (runs[g].mcts_iterations, runs[g].rollout_length) for g in GAMES}
+    per_setting["paper"] = {g: PAPER for g in GAMES}
+    return per_setting
 
 
 def extract_base(folder: Path, commit: str = BASE_COMMIT) -> Path:
@@ -55,11 +63,13 @@ def extract_base(folder: Path, commit: str = BASE_COMMIT) -> Path:
     return folder / "base"
 
 
-def measure_once(engines_root: Path, game: str, iterations: int, rollout: int, decisions: int) -> float:
-    """Iterations/s of one measurement in a fresh interpreter importing `engines` from `engines_root`."""
+def measure_once(engines_root: Path, game: str, iterations: int, rollout: int, count: int,
+                 kind: str = "decisions") -> float:
+    """Iterations/s (kind "decisions", `count` decisions) or games/s (kind "selfplay", `count` games) of one
+    measurement in a fresh interpreter importing `engines` from `engines_root`."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(engines_root), str(ROOT)])}
-    command = [sys.executable, str(Path(__file__).resolve()), "--worker", game, str(iterations), str(rollout),
-               str(decisions)]
+    command = [sys.executable, str(Path(__file__).resolve()), f"--{kind}", game, str(iterations), str(rollout),
+               str(count)]
     done = subprocess.run(command, env=env, cwd=engines_root, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"bench_card_engines: worker {game} under {engines_root} failed:\n{done.stderr[-2000:]}")
@@ -67,7 +77,7 @@ def measure_once(engines_root: Path, game: str, iterations: int, rollout: int, d
     expected = (engines_root / "engines").resolve()
     if Path(result["engines"]).resolve() != expected:
         raise RuntimeError(f"bench_card_engines: worker imported engines from {result['engines']}, not {expected}")
-    return result["iterations_per_s"]
+    return result["per_s"]
 
 
 def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dict:
@@ -91,52 +101,90 @@ def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dic
     for position in states:
         agent.choose(position)
     seconds = time.process_time() - start
-    return {"iterations_per_s": iterations * len(states) / seconds, "engines": str(Path(engines.__file__).parent)}
+    return {"per_s": iterations * len(states) / seconds, "engines": str(Path(engines.__file__).parent)}
 
 
-def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, ...] | None = None) -> list[dict]:
+def selfplay_worker(game_name: str, iterations: int, rollout: int, games: int) -> dict:
+    """In the subprocess: `games` self-play games (seeds 0, 1, ...) as jbag_pipeline.agents.selfplay plays them."""
+    import orjson
+
+    import engines
+    from engines import load_game
+    from engines.agents.mcts import MCTSAgent
+    from engines.match import play_match
+
+    game = load_game(game_name)
+    start = time.process_time()
+    for seed in range(games):
+        agents = [MCTSAgent(iterations=iterations, rollout_length=rollout, seed=seed * 16 + seat)
+                  for seat in range(game.n_players)]
+        record = play_match(game, agents, seed=seed)
+        for state in record.states:  # the states table's doc column
+            orjson.dumps(state.doc)
+    seconds = time.process_time() - start
+    return {"per_s": games / seconds, "engines": str(Path(engines.__file__).parent)}
+
+
+def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, ...] | None = None,
+        kinds: tuple[str, ...] = KINDS) -> list[dict]:
     per_setting = budgets()
-    unknown = sorted(set(games) - set(GAMES)) + sorted(set(settings or ()) - set(per_setting))
+    unknown = (sorted(set(games) - set(GAMES)) + sorted(set(settings or ()) - set(per_setting))
+               + sorted(set(kinds) - set(KINDS)))
     if unknown:
-        raise ValueError(f"bench_card_engines: unknown game(s) or setting(s) {unknown}; choose from {list(GAMES)} "
-                         f"and {list(per_setting)}")
+        raise ValueError(f"bench_card_engines: unknown game(s) or setting(s) {unknown}; choose from {list(GAMES)}, "
+                         f"{list(per_setting)} and {list(KINDS)}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="jbag-card-engines-") as folder:
         base = extract_base(Path(folder))
-        for setting, per_game in per_setting.items():
-            if settings and setting not in settings:
-                continue
-            for game, (iterations, rollout) in ((g, per_game[g]) for g in games):
-                ours, old, ratios = [], [], []
-                for r in range(repeats):
-                    order = (base, ROOT) if r % 2 == 0 else (ROOT, base)
-                    speeds = {root: measure_once(root, game, iterations, rollout, DECISIONS[setting])
-                              for root in order}
-                    ours.append(speeds[ROOT])
-                    old.append(speeds[base])
-                    ratios.append(speeds[ROOT] / speeds[base])
-                benchmark = f"card_mcts/{game}/{setting} ({iterations} iterations, rollout {rollout})"
-                rows.append({"benchmark": benchmark, "subject": "ours", "metric": "iterations/s",
-                             "median": statistics.median(ours), "ratio": statistics.median(ratios)})
-                rows.append({"benchmark": benchmark, "subject": f"engines of {BASE_COMMIT}", "metric": "iterations/s",
-                             "median": statistics.median(old), "ratio": None})
+        for kind in kinds:
+            for game in games:
+                for label, (iterations, rollout), setting in _budgets_to_measure(per_setting, game, settings, kind):
+                    count = SELFPLAY_GAMES[game] if kind == "selfplay" else DECISIONS[setting]
+                    ours, old, ratios = [], [], []
+                    for r in range(repeats):
+                        order = (base, ROOT) if r % 2 == 0 else (ROOT, base)
+                        speeds = {root: measure_once(root, game, iterations, rollout, count, kind) for root in order}
+                        ours.append(speeds[ROOT])
+                        old.append(speeds[base])
+                        ratios.append(speeds[ROOT] / speeds[base])
+                    name, metric = ("card_selfplay", "games/s") if kind == "selfplay" else ("card_mcts", "iterations/s")
+                    benchmark = f"{name}/{game}/{label} ({iterations} iterations, rollout {rollout})"
+                    rows.append({"benchmark": benchmark, "subject": "ours", "metric": metric,
+                                 "median": statistics.median(ours), "ratio": statistics.median(ratios)})
+                    rows.append({"benchmark": benchmark, "subject": f"engines of {BASE_COMMIT}", "metric": metric,
+                                 "median": statistics.median(old), "ratio": None})
     return rows
 
 
+def _budgets_to_measure(per_setting: dict, game: str, settings: tuple[str, ...] | None, kind: str) -> list:
+    """(label, budget, first setting) per distinct budget of `game` among the chosen settings; settings with the
+    same budget share one measurement whose label joins their names ("demo, reproduce")."""
+    chosen = [s for s in per_setting if (not settings or s in settings)
+              and (kind != "selfplay" or s in SELFPLAY_SETTINGS)]
+    distinct: dict[tuple[int, int], list[str]] = {}
+    for setting in chosen:
+        distinct.setdefault(per_setting[setting][game], []).append(setting)
+    return [(", ".join(names), budget, names[0]) for budget, names in distinct.items()]
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--worker":
-        print(json.dumps(worker(sys.argv[2], *map(int, sys.argv[3:]))))
+    if len(sys.argv) == 6 and sys.argv[1] in ("--decisions", "--selfplay"):
+        measure = worker if sys.argv[1] == "--decisions" else selfplay_worker
+        print(json.dumps(measure(sys.argv[2], *map(int, sys.argv[3:]))))
     else:
         try:
             if len(sys.argv) > 1 and not sys.argv[1].isdigit():
                 raise ValueError(f"bench_card_engines: REPEATS must be a positive int, got {sys.argv[1]!r}")
             repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
             names = sys.argv[2:]
-            games = tuple(n for n in names if n in GAMES or n not in budgets())
-            results = run(repeats, games or GAMES, tuple(n for n in names if n in budgets()) or None)
+            setting_names = set(budgets())
+            games = tuple(n for n in names if n not in setting_names and n not in KINDS)
+            results = run(repeats, games or GAMES, tuple(n for n in names if n in setting_names) or None,
+                          tuple(n for n in names if n in KINDS) or KINDS)
         except ValueError as exc:
             print(f"bench_card_engines: {exc}" if "bench_card_engines" not in str(exc) else exc, file=sys.stderr)
             sys.exit(2)
         for result in results:
             ratio = "" if result["ratio"] is None else f"  ratio {result['ratio']:.2f}"
-            print(f"{result['benchmark']:58s} {result['subject']:22s} {result['median']:10.0f} it/s{ratio}")
+            print(f"{result['benchmark']:66s} {result['subject']:20s} {result['median']:10.1f} "
+                  f"{result['metric']}{ratio}")

@@ -8,7 +8,8 @@ reproducible from its seed and action list.
 from __future__ import annotations
 
 import random
-from typing import Any, Hashable
+from functools import partial
+from typing import Any, Callable, Hashable
 
 Action = Any  # int, str, or tuple of ints/strings; JSON arrays are accepted wherever a tuple is
 
@@ -57,6 +58,19 @@ def common_json(state: "State", game_type: str) -> dict:
             "nPlayers": n_players, "gameStatus": "ONGOING", "playerResults": ["GAME_ONGOING"] * n_players}
 
 
+class Items(tuple):
+    """A json_parts key for a list: item i of the list is the same subtree whenever key i is the same."""
+
+    __slots__ = ()
+
+
+def common_key(state: "State") -> tuple:
+    """What sets common_json's fields (the game fixed): a json_parts key of the part that holds them."""
+    if state.is_terminal():
+        return state.turn_counter, -1, tuple(state.returns())
+    return state.turn_counter, state.current_player
+
+
 class State:
     """Base class of a game state. Subclasses implement every method that raises NotImplementedError."""
 
@@ -100,12 +114,26 @@ class State:
         """What `player` can see. Perfect-information games: the full state."""
         return self.to_json()
 
+    def json_parts(self) -> dict[tuple, Hashable] | None:
+        """to_json() (ours) as parts, for counting a document by what changed (None: not offered, count to_json()).
+
+        Location (a tuple of dict keys and list indices from the root) -> key. The subtree at a location, with
+        the subtrees of the other locations below it replaced by {} (which has no tokens), is the same whenever
+        its key is the same, in one game; every value of the document lies in some location's subtree. An
+        Items key stands for the list at its location item by item (no location lies below it)."""
+        return None
+
     def determinize(self, player: int, rng: random.Random) -> "State":
         """A full state consistent with `player`'s observation; hidden cards and future chance re-sampled.
 
         Perfect-information games without chance return a clone.
         """
         return self.clone()
+
+    def determinizer(self, player: int) -> Callable[[random.Random], "State"]:
+        """determinize(player, rng) as a function of the rng alone, valid while this state is unchanged: MCTS
+        samples one an iteration. An engine may work out once here what does not depend on the rng."""
+        return partial(self.determinize, player)
 
     def winner(self) -> int | None:
         """The single winning seat of a finished game, None on a draw or while the game runs."""
@@ -114,6 +142,35 @@ class State:
         winners = [p for p, r in enumerate(self.returns()) if r > 0]
         return winners[0] if len(winners) == 1 else None
 
+
+class AlternatingTwoSeatState(State):
+    """A two-seat state whose seats move in turn, one move a turn (`_moves` made so far), scored by its result alone:
+    `_winner` is the winning seat (-1 while the game runs or on a draw) and `_over` whether it ended; returns and
+    scores are +1 for the winner, -1 for the loser, 0 each on a draw."""
+
+    __slots__ = ()
+    _moves: int
+    _winner: int
+    _over: bool
+
+    @property
+    def current_player(self) -> int:
+        return self._moves & 1
+
+    @property
+    def turn_counter(self) -> int:
+        return self._moves
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[int]:
+        if self._winner < 0:
+            return [0, 0]
+        return [1, -1] if self._winner == 0 else [-1, 1]
+
+    def scores(self) -> list[float]:
+        return [float(r) for r in self.returns()]
 
 class Game:
     """A game with fixed parameters; creates states. Subclasses set `name`, `n_players`, `params`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Hashable
 
 import engines.connect4_tag as connect4_tag
-from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json
+from engines.base import OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -149,7 +149,7 @@ def _doubling_shifts(step: int, length: int) -> list[int]:
     return shifts
 
 
-class Connect4State(State):
+class Connect4State(AlternatingTwoSeatState):
     """A Connect4 position: the mover's pieces, all pieces, the move count and the outcome."""
 
     __slots__ = ("_game", "_current", "_mask", "_moves", "_legal", "_winner", "_over")
@@ -167,14 +167,6 @@ class Connect4State(State):
     @property
     def game(self) -> Connect4:
         return self._game
-
-    @property
-    def current_player(self) -> int:
-        return self._moves & 1
-
-    @property
-    def turn_counter(self) -> int:
-        return self._moves
 
     def legal_actions(self) -> list[int]:
         return [] if self._over else self._legal[:]
@@ -238,17 +230,6 @@ class Connect4State(State):
         other._winner = self._winner
         other._over = self._over
         return other
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> list[int]:
-        if self._winner < 0:
-            return [0, 0]
-        return [1, -1] if self._winner == 0 else [-1, 1]
-
-    def scores(self) -> list[float]:
-        return [float(r) for r in self.returns()]
 
     def seat_bits(self) -> tuple[int, int]:
         """Pieces of seat 0 and seat 1 as bitboards."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import OURS, Game, State, check_dialect, check_params, common_json
+from engines.base import (OURS, AlternatingTwoSeatState, Game, Items, check_dialect, check_params, common_json,
+                          common_key)
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -74,7 +75,7 @@ class TicTacToe(Game):
         return state
 
 
-class TicTacToeState(State):
+class TicTacToeState(AlternatingTwoSeatState):
     """A Tic-Tac-Toe position: both players' bitboards, the move count and the outcome."""
 
     __slots__ = ("_seats", "_moves", "_winner", "_over")
@@ -85,14 +86,6 @@ class TicTacToeState(State):
         self._moves = 0
         self._winner = -1
         self._over = False
-
-    @property
-    def current_player(self) -> int:
-        return self._moves & 1
-
-    @property
-    def turn_counter(self) -> int:
-        return self._moves
 
     def legal_actions(self) -> list[int]:
         if self._over:
@@ -121,19 +114,17 @@ class TicTacToeState(State):
         other._over = self._over
         return other
 
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> list[int]:
-        if self._winner < 0:
-            return [0, 0]
-        return [1, -1] if self._winner == 0 else [-1, 1]
-
-    def scores(self) -> list[float]:
-        return [float(r) for r in self.returns()]
-
     def key(self) -> Hashable:
         return (self._seats[0], self._seats[1])
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): the board row by row (a row's key: its cells' code); the root
+        holds the move count and the common fields."""
+        x, o = self._seats
+        return {(): (self._moves, common_key(self)),
+                ("board",): Items(((x & 7) | (o & 7) << 3, (x >> 3 & 7) | (o >> 3 & 7) << 3,
+                                   (x >> 6) | (o >> 6) << 3)),
+                ("winnerCells",): self._seats[self._winner] if self._winner >= 0 else None}
 
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS:

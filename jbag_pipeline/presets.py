@@ -219,6 +219,39 @@ DEMO_TUNING_GRID = {
                       MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
 }
 
+DEMO_GAMES = {
+    # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
+    "connect4": GameRun(selfplay_games=280, mcts_iterations=100, rollout_length=50, eval_games_per_seat=75,
+                        strength_games_per_seat=50, **_openspiel("demo", "connect4")),
+    "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=75,
+                         strength_games_per_seat=50),
+    "dots_and_boxes": GameRun(selfplay_games=190, mcts_iterations=30, rollout_length=20, eval_games_per_seat=75,
+                              strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),
+    "cant_stop": GameRun(selfplay_games=400, mcts_iterations=20, rollout_length=10, eval_games_per_seat=38,
+                         tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["cant_stop"], **CARD_GAME_STRENGTH),
+    "sea_salt_paper": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
+                              tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["sea_salt_paper"],
+                              **CARD_GAME_STRENGTH),
+    "dominion": GameRun(selfplay_games=240, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
+                        tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["dominion"], **CARD_GAME_STRENGTH),
+    "seven_wonders": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
+                             tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["seven_wonders"],
+                             **CARD_GAME_STRENGTH),
+}
+
+# reproduce: the demo's games with these fields replaced (one line per game); tuning_games_per_seat back to the
+# GameRun default, as reproduce has no tuning grid; every game's self-play count stated, even where it is the demo's
+REPRODUCE_CHANGES = {
+    "connect4": {"selfplay_games": 800, "eval_games_per_seat": 200},
+    "tictactoe": {"eval_games_per_seat": 200},
+    "dots_and_boxes": {"selfplay_games": 560, "eval_games_per_seat": 200},
+    "cant_stop": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+    "sea_salt_paper": {"selfplay_games": 100, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+    "dominion": {"selfplay_games": 720, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+    "seven_wonders": {"selfplay_games": 100, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+}
+REPRODUCE_GAMES = {game: replace(run, **REPRODUCE_CHANGES[game]) for game, run in DEMO_GAMES.items()}
+
 PRESETS: dict[str, Preset] = {
     "smoke": Preset(
         name="smoke", seed=0, rf_trees=20, top_k=20, ablation_top_k=40,
@@ -235,25 +268,7 @@ PRESETS: dict[str, Preset] = {
         # the games) and 100 in Sea Salt and Paper and 7 Wonders, whose token matrices are the largest (400 Sea Salt
         # and Paper games took one process past 16 GB and the machine's memory)
         name="demo", seed=0,
-        games={
-            # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
-            "connect4": GameRun(selfplay_games=280, mcts_iterations=100, rollout_length=50, eval_games_per_seat=75,
-                                strength_games_per_seat=50, **_openspiel("demo", "connect4")),
-            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=50,
-                                 strength_games_per_seat=50),
-            "dots_and_boxes": GameRun(selfplay_games=190, mcts_iterations=30, rollout_length=20, eval_games_per_seat=75,
-                                      strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),
-            "cant_stop": GameRun(selfplay_games=400, mcts_iterations=20, rollout_length=10, eval_games_per_seat=38,
-                                 tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["cant_stop"], **CARD_GAME_STRENGTH),
-            "sea_salt_paper": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
-                                      tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["sea_salt_paper"],
-                                      **CARD_GAME_STRENGTH),
-            "dominion": GameRun(selfplay_games=240, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
-                                tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["dominion"], **CARD_GAME_STRENGTH),
-            "seven_wonders": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
-                                     tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["seven_wonders"],
-                                     **CARD_GAME_STRENGTH),
-        },
+        games=DEMO_GAMES,
         evaluation_pairs=("full-none", "full-full", "full-full_seg"), learning_curve_shares=(0.5, 1.0),
         ablation_factors=("normalisation", "top_k", "turn_order:turnOwner"),
         tuning_grid=DEMO_TUNING_GRID,
@@ -267,23 +282,7 @@ PRESETS: dict[str, Preset] = {
         # exceed the machine's memory beyond that); the demo's search budgets (selfplay_tuning separated
         # no equal-time candidate from them)
         name="reproduce", seed=0,
-        games={
-            "connect4": GameRun(selfplay_games=800, mcts_iterations=100, rollout_length=50, eval_games_per_seat=200,
-                                strength_games_per_seat=50, **_openspiel("demo", "connect4")),
-            "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=200,
-                                 strength_games_per_seat=50),
-            "dots_and_boxes": GameRun(selfplay_games=560, mcts_iterations=30, rollout_length=20,
-                                      eval_games_per_seat=200, strength_games_per_seat=50,
-                                      **_openspiel("demo", "dots_and_boxes")),
-            "cant_stop": GameRun(selfplay_games=800, mcts_iterations=20, rollout_length=10, eval_games_per_seat=100,
-                                 **CARD_GAME_STRENGTH),
-            "sea_salt_paper": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10,
-                                      eval_games_per_seat=100, **CARD_GAME_STRENGTH),
-            "dominion": GameRun(selfplay_games=720, mcts_iterations=15, rollout_length=10, eval_games_per_seat=100,
-                                **CARD_GAME_STRENGTH),
-            "seven_wonders": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10,
-                                     eval_games_per_seat=100, **CARD_GAME_STRENGTH),
-        },
+        games=REPRODUCE_GAMES,
         evaluation_pairs=("full-none", "full-full", "full-full_seg"), learning_curve_shares=(0.25, 0.5, 1.0),
         transfer={"source_games": 40, "target_games": 200, "mcts_iterations": 10, "rollout_length": 20,
                   "games_per_seat": 50},

@@ -181,7 +181,7 @@ def _forest_section(report: Report, root: Path) -> None:
     verdicts = lake.read_table(root, "verdicts")
     if verdicts.is_empty():  # nothing to plot; the verdict table says so with its header alone
         return
-    control = lake.read_table(root, "evaluation_control") if lake.table_exists(root, "evaluation_control") else None
+    control = lake.read_optional(root, "evaluation_control")
     image = report.figure("verdicts_forest.png", headline.forest_plot(verdicts, control))
     report.add("Does the JSON-Bag agent beat the baseline?",
                "Per game our best pair's win rate (blue) against the control arm's (red: baseline OSLA in every seat "
@@ -208,7 +208,7 @@ def _verdict_columns_section(report: Report, root: Path) -> None:
 
 def _curve_section(report: Report, root: Path) -> None:
     curve = lake.read_table(root, "learning_curve")
-    verdicts = lake.read_table(root, "verdicts") if lake.table_exists(root, "verdicts") else None
+    verdicts = lake.read_optional(root, "verdicts")
     image = report.figure("learning_curves.png", headline.learning_curves_plot(curve))
     report.add("Learning curves",
                "The headline pairs' value functions built from nested shares of the self-play games, each evaluated "
@@ -350,7 +350,7 @@ def published_comparison(published: pl.DataFrame, verdicts: pl.DataFrame | None)
 
 
 def _published_section(report: Report, root: Path) -> None:
-    verdicts = lake.read_table(root, "verdicts") if lake.table_exists(root, "verdicts") else None
+    verdicts = lake.read_optional(root, "verdicts")
     report.add("The authors' published value functions in our engines",
                "Their JSON-Bag OSLA (their winner prototypes and top-500 features, trained on 500 self-play games of "
                "a tuned Java MCTS) valuing our engines' states in TAG's JSON dialect, in each seat against baseline "
@@ -378,8 +378,7 @@ def ingested_comparison(ingested: pl.DataFrame, published: pl.DataFrame | None) 
 
 
 def _ingested_section(report: Report, root: Path) -> None:
-    published = lake.read_table(root, "published_vf_evaluation") \
-        if lake.table_exists(root, "published_vf_evaluation") else None
+    published = lake.read_optional(root, "published_vf_evaluation")
     report.add("Ingested TAG trajectories as training data",
                "Per ingested TAG game that one of our engines plays: a JSON-Bag OSLA valuing our states in TAG's "
                "JSON dialect by the winner prototypes of the ingested games (every state, the game's ingest "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from functools import partial
 
 from engines.base import Action, State
 
@@ -77,6 +78,8 @@ class MCTSAgent:
         self.rollout_length = rollout_length
         self.cutoff = cutoff
         self._rewards = CUTOFFS[cutoff]
+        # log(n) of every availability count a child can reach (at most one per iteration), looked up, not recomputed
+        self._logs = [0.0] + [math.log(n) for n in range(1, iterations + 1)]
         self.reset(seed)
 
     def reset(self, seed: int) -> None:
@@ -89,12 +92,15 @@ class MCTSAgent:
             raise ValueError("mcts: the state has no legal actions (is the game over?)")
         if len(legal) == 1:
             return legal[0]
-        seat, rng, determinize, iterate = state.current_player, self._rng, state.determinize, self._iterate
+        seat, rng, iterate = state.current_player, self._rng, self._iterate
+        determinizer = getattr(state, "determinizer", None)  # states outside engines.base may have determinize only
+        sample = determinizer(seat) if determinizer is not None else partial(state.determinize, seat)
         root = _Node(-1)
-        # log(n) of every availability count a child can reach (at most one per iteration), looked up, not recomputed
-        logs = [0.0] + [math.log(n) for n in range(1, self.iterations + 1)]
+        logs = self._logs
+        if len(logs) <= self.iterations:  # iterations raised after construction
+            logs = self._logs = [0.0] + [math.log(n) for n in range(1, self.iterations + 1)]
         for _ in range(self.iterations):
-            iterate(root, determinize(seat, rng), logs)
+            iterate(root, sample(rng), logs)
         best, best_visits = legal[0], -1
         for action in legal:
             child = root.children.get(action)

@@ -27,14 +27,19 @@ import random
 from _random import Random as _CRandom
 
 import engines.dominion.tag_json as dominion_tag
-from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
-                          returns_from_scores)
+from engines.base import (OURS, TAG, Game, Items, State, check_dialect, check_params, common_json,
+                          normalize_action, returns_from_scores)
 from engines.chance import shuffle
 from engines.dominion.cards import (AFFORDABLE, BUY, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, MAX_COST, PLAY,
                                     apply_effect_action, effect_actions, play_card)
 from engines.dominion.state_json import read_state_fields, valid_turn
 
 GAME_TYPE = "Dominion"
+MAX_SEATS = 4
+SUPPLY_PARTS = {card: ("cardsIncludedInGame", card) for card in CARD_ORDER}  # json_parts locations
+HAND_PARTS, DRAW_PARTS, DISCARD_PARTS, TABLEAU_PARTS, REVEALED_PARTS = (
+    [(zone, seat) for seat in range(MAX_SEATS)]
+    for zone in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards"))
 DEFAULT_PARAMS = {  # TAG DominionParameters defaults
     "n_players": 4, "hand_size": 5, "piles_exhausted_for_game_end": 3, "kingdom_cards_of_each_type": 10,
     "starting_copper": 7, "starting_estates": 3, "copper_supply": 32, "silver_supply": 40, "gold_supply": 30,
@@ -42,6 +47,16 @@ DEFAULT_PARAMS = {  # TAG DominionParameters defaults
 VICTORY_CARDS_PER_PLAYER = {2: 8, 3: 12, 4: 12}
 VICTORY_POINTS = {card: data.victory_points for card, data in CARDS.items()}
 TREASURE = {card: data.treasure for card, data in CARDS.items()}
+# The three victory and three treasure cards with their values: a hand's money and a seat's points are a few
+# list.count scans (C loops) rather than a dict lookup per card.
+(VP_1, VP_1_POINTS), (VP_2, VP_2_POINTS), (VP_3, VP_3_POINTS) = ((c, v) for c, v in VICTORY_POINTS.items() if v)
+(MONEY_1, MONEY_1_VALUE), (MONEY_2, MONEY_2_VALUE), (MONEY_3, MONEY_3_VALUE) = ((c, v) for c, v in TREASURE.items()
+                                                                              if v)
+
+
+def money(hand: list[str]) -> int:
+    """The treasure value of the cards in `hand`."""
+    return MONEY_1_VALUE * hand.count(MONEY_1) + MONEY_2_VALUE * hand.count(MONEY_2) + MONEY_3_VALUE * hand.count(MONEY_3)
 ACTION_CARDS = tuple(card for card in CARD_ORDER if CARDS[card].is_action)  # in canonical order
 PLAY_ACTIONS = {card: ("play", card) for card in ACTION_CARDS}
 BUY_ACTIONS = {card: ("buy", card) for card in CARDS}
@@ -143,8 +158,7 @@ class DominionState(State):
         return self.turn_player
 
     def available_spend(self) -> int:
-        treasure = sum(map(TREASURE.__getitem__, self.hands[self.turn_player]))
-        return treasure - self.spent + self.additional_spend
+        return money(self.hands[self.turn_player]) - self.spent + self.additional_spend
 
     def legal_actions(self) -> list:
         if self.terminal:
@@ -155,7 +169,7 @@ class DominionState(State):
             actions = list(map(PLAY_ACTIONS.__getitem__, playable(self.hands[self.turn_player])))
             actions.append("end_phase")
             return actions
-        budget = sum(map(TREASURE.__getitem__, self.hands[self.turn_player])) - self.spent + self.additional_spend
+        budget = money(self.hands[self.turn_player]) - self.spent + self.additional_spend
         if budget < 0:
             return ["end_phase"]
         supply = self.supply
@@ -192,7 +206,7 @@ class DominionState(State):
         if self.phase == PLAY:
             return kind == "play" and card in ACTION_SET and card in hand
         return (kind == "buy" and self.supply.get(card, 0) > 0
-                and CARDS[card].cost <= sum(map(TREASURE.__getitem__, hand)) - self.spent + self.additional_spend)
+                and CARDS[card].cost <= money(hand) - self.spent + self.additional_spend)
 
     def random_playout(self, rand, max_actions: int) -> None:
         """Apply up to `max_actions` moves legal_actions()[int(rand() * n)], as the generic MCTS rollout does.
@@ -220,7 +234,8 @@ class DominionState(State):
                 else:  # end_phase
                     self._start_buy_phase()
                 continue
-            budget = sum(map(TREASURE.__getitem__, hand)) - self.spent + self.additional_spend
+            budget = (MONEY_1_VALUE * hand.count(MONEY_1) + MONEY_2_VALUE * hand.count(MONEY_2)  # money(hand)
+                      + MONEY_3_VALUE * hand.count(MONEY_3) - self.spent + self.additional_spend)
             if budget < 0:
                 buyable = ()
             else:
@@ -234,7 +249,7 @@ class DominionState(State):
                 self.buys -= 1
                 supply[card] -= 1  # gain
                 self.discards[self.turn_player].append(card)
-                if supply["PROVINCE"] == 0 or (0 in supply.values() and self._supply_exhausted()):
+                if supply[card] == 0 and self._supply_exhausted():  # only a pile just emptied can end the game
                     self.terminal = True
                 elif self.buys < 1:
                     self._end_turn()
@@ -328,9 +343,12 @@ class DominionState(State):
 
     def scores(self) -> list[float]:
         """Victory points over every card a seat owns (hand, draw pile, discard, tableau)."""
-        points = VICTORY_POINTS.__getitem__
-        return [float(sum(map(points, hand + draw + discard + tableau)))
-                for hand, draw, discard, tableau in zip(self.hands, self.draw_piles, self.discards, self.tableaux)]
+        scores = []
+        for hand, draw, discard, tableau in zip(self.hands, self.draw_piles, self.discards, self.tableaux):
+            cards = hand + draw + discard + tableau
+            scores.append(float(VP_1_POINTS * cards.count(VP_1) + VP_2_POINTS * cards.count(VP_2)
+                                + VP_3_POINTS * cards.count(VP_3)))
+        return scores
 
     def returns(self) -> list[int]:
         if not self.terminal:
@@ -363,6 +381,26 @@ class DominionState(State):
             **self._turn_json(),
             **common_json(self, GAME_TYPE),
         }
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): every card zone card by card, each supply pile and turn field by
+        its value; the root holds what the outcome sets."""
+        terminal = self.terminal
+        parts = {(): tuple(self.returns()) if terminal else None, **{SUPPLY_PARTS[card]: count
+                                                                     for card, count in self.supply.items()},
+                 ("trashPile",): Items(self.trash), ("defenceStatus",): Items(self.defence_status),
+                 ("gamePhase",): self.phase, ("turnPlayer",): self.turn_player, ("actionsLeft",): self.actions,
+                 ("buysLeft",): self.buys, ("spentSoFar",): self.spent, ("additionalSpend",): self.additional_spend,
+                 ("merchantsPlayed",): self.merchants_played, ("roundCounter",): self.round_counter,
+                 ("turnCounter",): self.turn_counter, ("turnOwner",): -1 if terminal else self.current_player}
+        for zones, locations in ((self.hands, HAND_PARTS), (self.draw_piles, DRAW_PARTS),
+                                 (self.discards, DISCARD_PARTS), (self.tableaux, TABLEAU_PARTS),
+                                 (self.revealed, REVEALED_PARTS)):
+            for location, cards in zip(locations, zones):
+                parts[location] = Items(cards)
+        if self.pending is not None:
+            parts[("pendingEffect",)] = tuple(self.pending.items())
+        return parts
 
     def _turn_json(self) -> dict:
         doc = {"gamePhase": self.phase, "turnPlayer": self.turn_player, "actionsLeft": self.actions,
@@ -413,22 +451,38 @@ class DominionState(State):
         return hidden
 
     def determinize(self, player: int, rng: random.Random) -> "DominionState":
+        return self.determinizer(player)(rng)
+
+    def determinizer(self, player: int):
+        """determinize(player, rng) as a function of rng: each seat's unlocated cards are sorted once, then
+        every sample shuffles a copy of them and deals it (the draws of one determinize call)."""
         if not 0 <= player < self.n_players:
             raise ValueError(f"dominion: determinize player {player} is not a seat of {self.n_players}")
-        hands, draw_piles = [], []
+        deals = []  # per seat: (its unlocated cards sorted, the hand cards it keeps, how many hidden hand cards)
         for seat in range(self.n_players):
-            cards = self._unlocated(seat, player)
-            shuffle(rng, cards)
             if seat == player:
-                hands.append(self.hands[seat][:])
+                deals.append((self._unlocated(seat, player), self.hands[seat], -1))  # the whole hand is kept
             else:
                 hidden_in_hand = len(self.hands[seat]) - len(self.revealed[seat])
-                hands.append(self.revealed[seat] + cards[:hidden_in_hand])
-                cards = cards[hidden_in_hand:]
-            draw_piles.append(cards)
-        state = self._copy(hands, draw_piles)
-        state.chance_seed = rng.getrandbits(64)
-        return state
+                deals.append((self._unlocated(seat, player), self.revealed[seat], hidden_in_hand))
+        copy = self._copy
+
+        def sample(rng: random.Random) -> "DominionState":
+            hands, draw_piles = [], []
+            for unlocated, kept, hidden_in_hand in deals:
+                cards = unlocated[:]
+                shuffle(rng, cards)
+                if hidden_in_hand < 0:
+                    hands.append(kept[:])
+                else:
+                    hands.append(kept + cards[:hidden_in_hand])
+                    del cards[:hidden_in_hand]
+                draw_piles.append(cards)
+            state = copy(hands, draw_piles)
+            state.chance_seed = rng.getrandbits(64)
+            return state
+
+        return sample
 
 
 class Dominion(Game):

@@ -105,6 +105,23 @@ MULTIPLIER_SLOTS = [(suite * N_TYPES + 2, suite, MULTIPLIER_BY_ID[suite]) for su
                     if MULTIPLIER_BY_ID[suite] and suite * N_TYPES + 2 in SLOT]
 
 
+
+
+def _slot_points(slot: int, count: int) -> int:
+    """Points of `count` cards in `slot` from same-suite duo pairs and collectors (each slot scores alone)."""
+    points = sum(count // 2 * bonus for pair_slot, bonus in PAIR_SLOTS if pair_slot == slot)
+    return points + sum(base + increment * (count - 1) for collector_slot, base, increment in COLLECTOR_SLOTS
+                        if collector_slot == slot and count)
+
+
+# Per slot that scores alone, its points by card count: hand_points adds seven table entries instead of looping.
+_MAX_SLOT = len(DECK)  # no slot holds more cards than the deck
+(SLOT_1, POINTS_1), (SLOT_2, POINTS_2), (SLOT_3, POINTS_3), (SLOT_4, POINTS_4), (SLOT_5, POINTS_5), \
+    (SLOT_6, POINTS_6), (SLOT_7, POINTS_7) = (
+        (slot, tuple(_slot_points(slot, count) for count in range(_MAX_SLOT + 1)))
+        for slot in sorted({slot for slot, _ in PAIR_SLOTS} | {slot for slot, _, _ in COLLECTOR_SLOTS}))
+
+
 def slot_counts(hand: list[int]) -> list[int]:
     """Cards per (suite, type) slot of a hand."""
     counts = [0] * N_SLOTS
@@ -126,12 +143,10 @@ def hand_points(hand: list[int], played: list[int], victory_threshold: int, coun
     if mermaids >= 4:
         return victory_threshold
     swimmers, sharks = counts[SWIMMER_SLOT], counts[SHARK_SLOT]
-    score = (swimmers if swimmers < sharks else sharks) * SWIMMER_SHARK_BONUS
-    for slot, bonus in PAIR_SLOTS:
-        score += counts[slot] // 2 * bonus
-    for slot, base, increment in COLLECTOR_SLOTS:
-        if counts[slot]:
-            score += base + increment * (counts[slot] - 1)
+    score = ((swimmers if swimmers < sharks else sharks) * SWIMMER_SHARK_BONUS  # pairs in hand and collectors:
+             + POINTS_1[counts[SLOT_1]] + POINTS_2[counts[SLOT_2]] + POINTS_3[counts[SLOT_3]]
+             + POINTS_4[counts[SLOT_4]] + POINTS_5[counts[SLOT_5]] + POINTS_6[counts[SLOT_6]]
+             + POINTS_7[counts[SLOT_7]])
     played_suites = None
     if played:  # no played duos score nothing
         played_suites = [0] * len(SUITES)

@@ -17,6 +17,7 @@ pile 1 twice); a hand's "visibility" is VISIBLE_TO_ALL exactly while it is prote
 from __future__ import annotations
 
 import random
+from _random import Random as _CRandom
 from collections import Counter
 from typing import Hashable
 
@@ -26,8 +27,12 @@ from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_p
 from engines.chance import shuffle
 from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT, colour_bonus,
                                          hand_points, slot_counts)
-from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document
+from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document, state_parts
 
+# The generator of chance events, re-seeded for each with the state's chance_seed, as random.Random(seed) seeds
+# a new one (_random's seed without random.Random's Python layers: the same state, a little faster).
+_CHANCE_RNG = random.Random()
+_seed_rng = _CRandom.seed
 VICTORY_THRESHOLDS = (40, 35, 30)  # TAG's victoryCondition for 2, 3, 4 players
 CRAB_ID, BOAT_ID, FISH_ID, SWIMMER_ID, SHARK_ID = map(SUITES.index, ("CRAB", "BOAT", "FISH", "SWIMMER", "SHARK"))
 CRAB_SLOT, BOAT_SLOT, FISH_SLOT = CRAB_ID * N_TYPES, BOAT_ID * N_TYPES, FISH_ID * N_TYPES  # their duo cards
@@ -105,8 +110,10 @@ class SeaSaltPaperState(State):
     # ----- chance -------------------------------------------------------------------------------------
 
     def chance(self) -> random.Random:
-        """A generator for one chance event; the state's seed moves on, so clones replay identically."""
-        rng = random.Random(self.chance_seed)
+        """A generator for one chance event (random.Random(seed)'s draws; shared, so valid until the next call);
+        the state's seed moves on, so clones replay identically."""
+        rng = _CHANCE_RNG
+        _seed_rng(rng, self.chance_seed)
         self.chance_seed = rng.getrandbits(64)
         return rng
 
@@ -395,6 +402,10 @@ class SeaSaltPaperState(State):
             return sea_salt_paper_tag.tag_json(self)
         return state_document(self, None)
 
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): each deck card by card."""
+        return state_parts(self)
+
     def observation_json(self, player: int) -> dict:
         """What `player` sees: own and protected hands, discard piles, played duos, scores; others as sizes."""
         if type(player) is not int or not 0 <= player < self.n_players:
@@ -410,21 +421,33 @@ class SeaSaltPaperState(State):
 
         The pool is sorted before the shuffle, so the result depends only on the observation and `rng`.
         """
-        other = self.clone()
-        places = other.hidden_places(player)
+        return self.determinizer(player)(rng)
+
+    def determinizer(self, player: int):
+        """determinize(player, rng) as a function of rng: the hidden pool is gathered and sorted once."""
         pool = []
-        for place in places:
+        for place in self.hidden_places(player):
             pool += place
         pool.sort()
-        shuffle(rng, pool)
-        start = 0
-        for place in places:
-            place[:] = pool[start:start + len(place)]
-            start += len(place)
-        other.chance_seed = rng.getrandbits(64)
-        if player != self.player:
-            other.legal = None  # the mover's hand was re-dealt (what else the actions read keeps its sizes)
-        return other
+        # the cached legal actions stay unless the mover's hand is re-dealt (what else they read keeps its sizes)
+        keeps_legal = player == self.player
+        clone = self.clone
+
+        def sample(rng: random.Random) -> "SeaSaltPaperState":
+            other = clone()
+            cards = pool[:]
+            shuffle(rng, cards)
+            start = 0
+            for place in other.hidden_places(player):
+                end = start + len(place)
+                place[:] = cards[start:end]
+                start = end
+            other.chance_seed = rng.getrandbits(64)
+            if not keeps_legal:
+                other.legal = None
+            return other
+
+        return sample
 
     def all_cards(self) -> Counter:
         """Every card in every place (a full deck while the rules conserve cards)."""

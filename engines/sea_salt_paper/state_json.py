@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engines.base import common_json
+from engines.base import Items, common_json
 from engines.sea_salt_paper.cards import DECK_COUNTS, IS_DUO, KIND_BY_NAME, NAMES, PAIR_SUITES, SUITE, card_json
 
 GAME_TYPE = "SeaSaltPaper"
@@ -49,6 +49,44 @@ def state_document(state, observer: int | None) -> dict:
         doc["crabPile"] = state.crab_pile
     doc.update(common_json(state, GAME_TYPE))
     return doc
+
+
+HAND_PARTS = [(("playerHands", seat), ("playerHands", seat, "elementVisibility"), ("playerHands", seat, "components"))
+              for seat in range(MAX_SEATS)]
+AREA_PARTS = [(("playerDiscards", seat), ("playerDiscards", seat, "components")) for seat in range(MAX_SEATS)]
+PILE_PARTS = [(("discardPile1",), ("discardPile1", "components")), (("discardPile2",), ("discardPile2", "components"))]
+DRAW_PARTS = (("drawPile",), ("drawPile", "components"))
+SAME_OWNER = [(None,) * size for size in range(sum(DECK_COUNTS.values()) + 1)]  # a hand's elementVisibility items
+
+
+def state_parts(state) -> dict:
+    """state_document(state, None) as json_parts: each deck's cards item by item (a card's key is its kind), the
+    rest of each deck by what sets it, every other field by its value; the root holds what the outcome sets."""
+    over = state.phase == OVER
+    parts = {(): tuple(state.returns()) if over else None,
+             ("lastChance",): state.last_chance, ("protectedHands",): tuple(state.protected),
+             ("playerTotalScores",): tuple(state.totals), ("roundCounter",): state.round_counter,
+             ("firstPlayer",): state.first_player, ("turnPhase",): state.phase,
+             ("turnCounter",): state.turn_counter, ("turnOwner",): -1 if over else state.player}
+    for seat, hand in enumerate(state.hands):
+        whole, visibility, components = HAND_PARTS[seat]
+        parts[whole] = state.protected[seat]
+        parts[visibility] = Items(SAME_OWNER[len(hand)])
+        parts[components] = Items(hand[::-1])
+    for seat, cards in enumerate(state.played):
+        whole, components = AREA_PARTS[seat]
+        parts[whole] = None
+        parts[components] = Items(cards[::-1])
+    for (whole, components), cards in zip(PILE_PARTS, state.piles):
+        parts[whole] = None
+        parts[components] = Items(cards[::-1])
+    parts[DRAW_PARTS[0]] = None
+    parts[DRAW_PARTS[1]] = Items(state.draw_pile[::-1])
+    if state.phase == DISCARD:
+        parts[("pendingDrawn",)], parts[("pendingDiscards",)] = state.pending_drawn, state.pending_discards
+    elif state.phase == CRAB:
+        parts[("crabPile",)] = state.crab_pile
+    return parts
 
 
 def cards_json(cards: list[int]) -> list[dict]:

@@ -44,7 +44,7 @@ from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS,
                                          MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
                                          age_deck)
 from engines.seven_wonders.hidden import determinize
-from engines.seven_wonders.state_json import parse_state, state_json
+from engines.seven_wonders.state_json import parse_state, state_json, state_parts
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
 from engines.seven_wonders.trade import NO_SUPPLY, cost_parts, payment_front, seat_supply, seller_supply, sellable_units
 
@@ -225,6 +225,10 @@ class SevenWondersState(State):
         if dialect != OURS and check_dialect("seven_wonders", dialect) == TAG:
             return seven_wonders_tag.tag_json(self)
         return state_json(self)
+
+    def json_parts(self) -> dict:
+        """to_json() as parts (State.json_parts): each resource, card and board by its value."""
+        return state_parts(self)
 
     def observation_json(self, player: int) -> dict:
         self._check_seat(player)

@@ -10,8 +10,8 @@ by counts: hidden decks have no components and a hiddenCount; hidden choices rea
 
 from __future__ import annotations
 
-from engines.base import common_json, normalize_action
-from engines.seven_wonders.cards import CARDS, RESOURCES, WONDERS
+from engines.base import Items, common_json, common_key, normalize_action
+from engines.seven_wonders.cards import CARDS, MAX_PLAYERS, RESOURCES, WONDERS
 
 GAME_TYPE = "Wonders7"
 HIDDEN = "HIDDEN"
@@ -153,6 +153,32 @@ def state_json(state, viewer: int | None = None) -> dict:
         "buildFromDiscardPlayer": state.builder,
         **common_json(state, GAME_TYPE),
     }
+
+
+RESOURCE_PARTS = [[("playerResources", seat, name) for name in RESOURCES] for seat in range(MAX_PLAYERS)]
+HAND_PARTS = [(("playerHands", seat), ("playerHands", seat, "components")) for seat in range(MAX_PLAYERS)]
+PLAYED_PARTS = [(("playedCards", seat), ("playedCards", seat, "components")) for seat in range(MAX_PLAYERS)]
+
+
+def state_parts(state) -> dict:
+    """state_json(state) as json_parts: each resource, card and board by its value, decks and lists item by item;
+    the root holds the common fields."""
+    parts = {(): common_key(state), ("currentAge",): state.age, ("ageDeck",): None, ("discardPile",): None,
+             ("discardPile", "components"): Items(state.discard), ("wonderBoardDeck",): None,
+             ("wonderBoardDeck", "components"): Items(state.board_deck),
+             ("playerWonderBoard",): Items(map(tuple, state.boards)), ("direction",): state.direction,
+             ("turnActions",): Items(state.pending), ("buildFromDiscardPlayer",): state.builder}
+    for seat, resources in enumerate(state.res):
+        parts.update(zip(RESOURCE_PARTS[seat], resources))
+    for seat, hand in enumerate(state.hands):
+        whole, components = HAND_PARTS[seat]
+        parts[whole] = state.hand_ids[seat]
+        parts[components] = Items(hand)
+    for seat, cards in enumerate(state.played):
+        whole, components = PLAYED_PARTS[seat]
+        parts[whole] = None
+        parts[components] = Items(cards)
+    return parts
 
 
 def parse_state(state, doc: dict):

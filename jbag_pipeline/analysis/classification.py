@@ -12,7 +12,7 @@ and normalises them there, as the JSON-Bag agent does.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import polars as pl
@@ -73,13 +73,19 @@ def predict_winners(train_bags: pl.DataFrame, test_bags: pl.DataFrame, test_ids:
     features None: prototypes over the training tokens, JSD exact over each bag's full tokens. Otherwise
     prototypes and test bags are both restricted to `features` (a bag without any of them is empty).
     """
+    return predict_from_counts(class_prototypes(train_bags, ["seat"]).select("seat", "token", "count"), test_bags,
+                               test_ids, features)
+
+
+def predict_from_counts(prototype_counts: pl.DataFrame, test_bags: pl.DataFrame, test_ids: Sequence[int],
+                        features: Sequence[str] | None) -> np.ndarray:
+    """predict_winners from the training games' summed counts per seat (seat, token, count), every count > 0."""
     if features is None:
-        vocabulary, restricted = sorted(train_bags["token"].unique().to_list()), False
+        vocabulary, restricted = sorted(prototype_counts["token"].unique().to_list()), False
     else:
         vocabulary, restricted = sorted(set(features)), True
-    seats = sorted(train_bags["seat"].unique().to_list())
-    prototypes, _ = _count_matrix(class_prototypes(train_bags, ["seat"]).select("seat", "token", "count"), "seat",
-                                  seats, vocabulary)
+    seats = sorted(prototype_counts["seat"].unique().to_list())
+    prototypes, _ = _count_matrix(prototype_counts, "seat", seats, vocabulary)
     matrix, outside = _count_matrix(test_bags, "game_id", test_ids, vocabulary)
     distances = jsd_matrix(matrix, prototypes.toarray(), None if restricted else outside)
     return np.array(seats)[np.argmin(distances, axis=1)]
@@ -182,6 +188,45 @@ def _train_and_test_bags(state_tokens, sampled_states: pl.DataFrame | None, freq
 def _concat(bags: list[pl.DataFrame]) -> pl.DataFrame:
     return pl.concat(bags) if bags else pl.DataFrame(schema={"game_id": pl.Int64, "token": pl.String,
                                                              "count": pl.Int64})
+
+
+def classification_from_sums(decided_counts: pl.DataFrame, prefix_bags: Callable[[pl.DataFrame], pl.DataFrame],
+                             n_states: dict[int, int], games: pl.DataFrame, test_share: float,
+                             blacklist: tuple[str, ...]) -> pl.DataFrame:
+    """winner_classification_table from the token count sums of every decided game per winning seat (seat, token,
+    count: a game's `full` prototypes, blacklist applied) and the held-out games' prefix bags only:
+    prefix_bags(cut) is (game_id, token, count) summed over the states of each game of `cut` (game_id, limit)
+    with state_idx < limit. The training sums are the decided sums less the held-out games' whole bags."""
+    combos = [("full", NO_SELECTION, None)]
+    game = games["game"][0] if "game" in games.columns and len(games) else ""
+    train_ids, test_ids = split_games(games, test_share)
+    if not train_ids or not test_ids:
+        return _empty_rows(game, combos, len(train_ids), len(test_ids))
+    stateless = [g for g in test_ids if g not in n_states]
+    if stateless:
+        raise ValueError(f"winner classification: {len(stateless)} held-out games have no states, e.g. game_id "
+                         f"{stateless[0]}")
+    winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
+    truth = np.array([winner[g] for g in test_ids])
+    majority_accuracy = float(np.mean(truth == majority_seat([winner[g] for g in train_ids])))
+    bags = {}
+    for share in sorted(PREFIXES, reverse=True):  # 1.0 first: the whole held-out games
+        cut = pl.DataFrame({"game_id": test_ids, "limit": [math.ceil(share * n_states[g]) for g in test_ids]},
+                           schema={"game_id": pl.Int64, "limit": pl.Int64})
+        bags[share] = filter_tokens(prefix_bags(cut).select("game_id", "token", "count"), blacklist)[0]
+    held_out = (bags[1.0].with_columns(pl.col("game_id").replace_strict(winner, return_dtype=pl.Int64).alias("seat"))
+                .group_by("seat", "token").agg(pl.col("count").sum().alias("held_out")))
+    train = (decided_counts.select(pl.col("seat").cast(pl.Int64), "token", pl.col("count").cast(pl.Int64))
+             .join(held_out, on=["seat", "token"], how="left")
+             .select("seat", "token", pl.col("count") - pl.col("held_out").fill_null(0))
+             .filter(pl.col("count") > 0))
+    rows = []
+    for share in PREFIXES:
+        predicted = predict_from_counts(train, bags[share], test_ids, None)
+        rows.append({"game": game, "frequency": "full", "feature_variant": NO_SELECTION, "prefix": share,
+                     "n_tokens": None, "n_train": len(train_ids), "n_test": len(test_ids),
+                     **accuracy_row(int(np.sum(predicted == truth)), len(test_ids), majority_accuracy)})
+    return pl.DataFrame(rows, schema=CLASSIFICATION)
 
 
 def winner_classification_table(state_tokens: pl.DataFrame, states: pl.DataFrame, games: pl.DataFrame,

@@ -9,8 +9,7 @@ from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
                                              reselected_features)
 from jbag_pipeline.analysis.verdicts import HEADLINE
-from jbag_pipeline.assets.common import game_partitions, preview, read_partition, scan_partition
-from jbag_pipeline.assets.evaluation import game_setup
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition, scan_partition
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import game_run

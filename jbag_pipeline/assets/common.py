@@ -1,6 +1,7 @@
 """What the asset modules share: the game partitions and metadata helpers."""
 
 import dagster as dg
+import orjson
 import polars as pl
 
 from engines import GAMES
@@ -21,6 +22,11 @@ def scan_partition(settings, table: str, game: str) -> pl.LazyFrame:
     import jbag_pipeline.storage.lake as lake
 
     return lake.scan_table(settings.root(), table, {"game": game})
+
+
+def game_setup(selfplay: pl.DataFrame) -> tuple[int, dict]:
+    """(seats, engine params) of a game's self-play rows."""
+    return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
 
 
 def sum_to_one_check(table: pl.DataFrame | pl.LazyFrame, keys: list[str], check_name: str) -> dg.AssetCheckResult:

@@ -4,11 +4,10 @@ summary tables with a verdict per game (decided by the learning curve, assets/le
 import time
 
 import dagster as dg
-import orjson
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import game_partitions, preview, read_partition
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition
 from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
@@ -20,11 +19,6 @@ from jbag_pipeline.analysis.verdicts import verdict_table
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
 PAIRS.append(f"full-{SENSITIVITY_VARIANT}")
-
-
-def game_setup(selfplay: pl.DataFrame) -> tuple[int, dict]:
-    """(seats, engine params) of a game's self-play rows."""
-    return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
 
 
 def _games_metadata(games: pl.DataFrame, seconds: float) -> dict:
@@ -156,7 +150,7 @@ def evaluation_tables(settings: JbagSettings, evaluation_games: pl.DataFrame, ev
     summary = summary_of_pairs(controlled, control)
     selection_pairs = summary.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
     factorial = games.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
-    curve = lake.read_table(root, "learning_curve") if lake.table_exists(root, "learning_curve") else None  # optional
+    curve = lake.read_optional(root, "learning_curve")
     verdicts = verdict_table(summary, curve)
     tables = {"evaluation_summary": summary, "paper_table_1": top_pairs(selection_pairs, 3),
               "paper_table_2": best_frequency_without_selection(selection_pairs),

@@ -4,7 +4,9 @@ ingested_tokens per game.
 Ingested games live in their own lake tables, partitioned by game name in the lake (hive folders), so
 they never mix with our self-play and may name games we do not implement. These Dagster assets are not
 partitioned: one run ingests a batch of files into whatever games they hold and tokenizes only their games
-(a game that cannot be tokenized is quarantined, so it never lands without tokens). The run then makes the
+(a game that cannot be tokenized is quarantined, so it never lands without tokens). A game that only gains
+games and whose ingested model is up to date has that model extended in the same transaction
+(assets/ingested_increment.py), recorded as materialisations of its partitions. The run then makes the
 dynamic partitions `ingested_game` of the ingested model (assets/ingested_model.py) the games the lake holds,
 and removes the model's lake partitions of games no longer ingested.
 """
@@ -13,7 +15,9 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
+from jbag_pipeline.assets.ingested_increment import ModelIncrement
 from jbag_pipeline.assets.ingested_model import MODEL_TABLES, sync_partitions
+from jbag_pipeline.automation.ingested import recorded_fingerprint
 from jbag_pipeline.ingest.refresh import remove_games_not_in
 from jbag_pipeline.ingest.trajectories import IngestBatch, problem_lines, read_trajectories
 from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
@@ -59,7 +63,11 @@ def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, sett
     inbox = root / "inbox"
     paths = config.paths or ([str(inbox)] if inbox.is_dir() else [])
     batch = read_trajectories(paths, game=config.game, mode=config.mode) if paths else empty_batch()
-    summary = write_batch(root, batch)
+    increment = ModelIncrement(root, settings.get_preset(),
+                               lambda table, game: recorded_fingerprint(context.instance, table, game))
+    summary = write_batch(root, batch, extend=increment)
+    for event in increment.events():  # the model partitions the ingest's commit updated, and their checks
+        context.log_event(event)
     problems = problem_lines(summary.quarantined)
     for line in problems:  # info: the event log keeps them; `jbag ingest` prints them once itself
         context.log.info(f"quarantined: {line}")

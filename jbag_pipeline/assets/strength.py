@@ -3,11 +3,10 @@
 import time
 
 import dagster as dg
-import orjson
 import polars as pl
 
 from jbag_pipeline.agents.strength import play_strength, seconds_per_decision, selfplay_habits, strength_table
-from jbag_pipeline.assets.common import game_partitions, preview
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 
@@ -21,7 +20,7 @@ def selfplay_strength(context: dg.AssetExecutionContext, settings: JbagSettings,
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
-    n_players, params = int(selfplay_games["n_players"][0]), orjson.loads(selfplay_games["params"][0])
+    n_players, params = game_setup(selfplay_games)
     started = time.perf_counter()
     games = play_strength(game, params, run, n_players, preset.seed, compute.get_compute())
     table = strength_table(game, run, games, n_players, selfplay_habits(game, selfplay_games), len(selfplay_games))

@@ -2,6 +2,6 @@
 
 import sys
 
-from jbag_pipeline.cli.commands import main
+from jbag_pipeline.cli import main
 
 sys.exit(main())

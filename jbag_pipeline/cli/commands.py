@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import jbag_pipeline.cli.checks as cli_checks
+import jbag_pipeline.cli.interrupt as interrupt
 import jbag_pipeline.storage.lake as lake
 
 
@@ -137,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="jbag", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialise the asset graph (what the Dagster UI would do)")
-    run.add_argument("--preset", help="smoke | demo | paper | a TOML preset file, FILE.toml (default: JBAG_PRESET, "
+    run.add_argument("--preset", help="smoke | demo | reproduce | paper | a TOML preset file, FILE.toml (default: JBAG_PRESET, "
                      "else demo)")
     run.add_argument("--seed", type=cli_checks.seed, help="run seed in 0..2^32-1 (default: the preset's)")
     run.add_argument("--data-dir", help="data directory (default: JBAG_DATA_DIR, else ./data)")
@@ -190,6 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "run" or getattr(args, "debug", False):
+        interrupt.hand_back()  # jbag sql's prompt cancels a query on KeyboardInterrupt; --debug shows where it was
     if getattr(args, "debug", False):
         return args.func(args)
     try:

@@ -23,13 +23,12 @@ from multiprocessing.managers import SyncManager
 from pathlib import Path
 
 import dagster as dg
-import psutil
 
 from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
 from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games
-from jbag_pipeline.compute.lifeline import bind_to_owner, owner_token
+from jbag_pipeline.compute.lifeline import bind_to_owner, owner_alive, owner_token
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.storage.io_manager import lake_resources
 
@@ -350,25 +349,26 @@ def dagster_instance(root: Path) -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-PROCESS_TAG = "jbag/process"  # host:pid:start time of the process that materialises a run
+PROCESS_TAG = "jbag/process"  # host:pid:start of the process that materialises a run (start: lifeline.start_of)
 
 
 def process_tag() -> dict[str, str]:
     """Run tags naming this process, so that a later `jbag run` can tell the run's process has died."""
-    me = psutil.Process()
-    return {PROCESS_TAG: f"{socket.gethostname()}:{me.pid}:{me.create_time():.3f}"}
+    pid, start = owner_token()
+    return {PROCESS_TAG: f"{socket.gethostname()}:{pid}:{start!r}"}
 
 
 def _process_gone(tag: str) -> bool:
+    # the start is compared as the lifeline compares a worker's owner: in clock ticks since boot, which a clock
+    # change or a VM restore does not move (psutil's create_time does, and a live run would be marked failed)
     parts = tag.rsplit(":", 2)
     if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
         return False  # another machine's process (or not our tag): cannot tell
-    _, pid, started = parts
     try:
-        process = psutil.Process(int(pid))
-        return f"{process.create_time():.3f}" != started or process.status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
+        start = float(parts[2])
+    except ValueError:
+        return False
+    return not owner_alive((int(parts[1]), start))
 
 
 def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:

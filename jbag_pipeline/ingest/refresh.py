@@ -1,8 +1,8 @@
 """Which ingested model partitions of a game must be rebuilt: those whose inputs (or the preset) changed.
 
 A model partition is built from its input partitions of the same game; their fingerprint is the identity
-(inode, size, mtime) of each input partition file, which every atomic rewrite changes, and the preset's
-parameters. The fingerprint a partition was built from is recorded with its materialisation (Dagster metadata
+(name, inode, size, mtime) of each input partition file (its segments included), which every atomic rewrite or
+appended segment changes, and the preset's parameters. The fingerprint a partition was built from is recorded with its materialisation (Dagster metadata
 FINGERPRINT_KEY); a partition is stale when it is missing, unrecorded, recorded with another fingerprint, or
 downstream of a stale one in its chain.
 """
@@ -23,11 +23,16 @@ def input_fingerprint(root: Path, inputs: Sequence[str], game: str, params: str)
     """SHA-256 over each input partition file's (inode, size, mtime in ns), or its absence, and `params`."""
     parts = [params]
     for table in inputs:
+        files = lake.partition_files(root, table, {"game": game})
         try:
-            stat = lake.partition_path(root, table, {"game": game}).stat()
-            parts.append(f"{table}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}")
-        except FileNotFoundError:
+            stats = [(f.name, f.stat()) for f in files]
+        except FileNotFoundError:  # removed while listed: as absent as a partition that never was
+            stats = []
+        if not stats:
             parts.append(f"{table}:absent")
+        for name, stat in stats:  # the base's line keeps the form it had before segments
+            prefix = table if name == lake.BASE_FILE else f"{table}/{name}"
+            parts.append(f"{prefix}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -38,7 +43,7 @@ def stale_tables(root: Path, chain: Sequence[tuple[str, Sequence[str]]], game: s
     stale: list[str] = []
     for table, inputs in chain:
         if (any(source in stale for source in inputs)
-                or not lake.partition_path(root, table, {"game": game}).exists()
+                or not lake.partition_files(root, table, {"game": game})
                 or recorded(table) != input_fingerprint(root, inputs, game, params)):
             stale.append(table)
     return stale
@@ -49,6 +54,7 @@ def remove_games_not_in(root: Path, tables: Sequence[str], games: Sequence[str])
     gone = set()
     for table in tables:
         for game in sorted(set(partitions(root, table)) - set(games)):
-            lake.partition_path(root, table, {"game": game}).unlink(missing_ok=True)
+            for path in lake.partition_files(root, table, {"game": game}):
+                path.unlink(missing_ok=True)
             gone.add(game)
     return sorted(gone)

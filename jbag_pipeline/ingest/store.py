@@ -5,15 +5,18 @@ can re-read a file that changed); a game_id already ingested from another file i
 duplicate. Only the batch's games are tokenized (ingest_tokens.tokenize_batch, before anything is written:
 a game that cannot be tokenized is quarantined); the other games' tokens are kept as they are. Every
 partition file is replaced, unless it already holds what it would be replaced with
-(so re-ingesting unchanged files changes nothing downstream). A batch lands all or nothing: every partition it
-changes is staged and the whole set committed at once (storage/staging.py), under the lake lock, so a failure or a
-kill at any point leaves the live lake as it was or, once committed, moves all of it in. A game whose tokens are
+(so re-ingesting unchanged files changes nothing downstream); a batch that only adds games to a game's
+partitions appends them as a segment of each (storage/lake.py), so its cost follows the batch, not the lake.
+A batch lands all or nothing: every partition it changes is staged and the whole set committed at once
+(storage/staging.py), under the lake lock, so a failure or a kill at any point leaves the live lake as it was
+or, once committed, moves all of it in. A game whose tokens are
 missing (a lake written before staging) is re-tokenized by the next ingest touching its game (one stored before
 values were checked that cannot be tokenized is removed and quarantined, so it never blocks the model assets).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +27,7 @@ from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
 from jbag_pipeline.ingest.tokens import tokenize_batch, tokenize_games
 from jbag_pipeline.storage.schemas import (INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES,
                                            STATE_TOKENS)
-from jbag_pipeline.storage.staging import transaction
+from jbag_pipeline.storage.staging import LakeTransaction, transaction
 
 GAMES_TABLE = "ingested_games"
 STATES_TABLE = "ingested_states"
@@ -48,23 +51,38 @@ class IngestSummary:
 def partitions(root: Path, table: str) -> list[str]:
     """The game partitions a lake table has, sorted."""
     folder = lake.lake_dir(root) / table
-    return sorted(p.parent.name.removeprefix("game=") for p in folder.glob("game=*/part.parquet"))
+    return sorted({p.parent.name.removeprefix("game=") for p in folder.glob("game=*/part*.parquet")
+                   if lake.is_lake_file(p)})
 
 
 def read_or_empty(root: Path, table: str, schema: dict, game: str | None = None) -> pl.DataFrame:
     """One partition (or the whole table) of a lake table, or an empty frame of `schema` if it has none."""
     partition = {"game": game} if game else None
-    exists = lake.partition_path(root, table, partition).exists() if game else lake.table_exists(root, table)
-    if not exists:
+    files = lake.partition_files(root, table, partition) if game else lake.table_files(root, table)
+    if not files:
         return pl.DataFrame(schema=schema)
-    files = [lake.partition_path(root, table, partition)] if game else lake.table_files(root, table)
     for path in files:
         lake.check_table_file(path, table)
-    return lake.read_table(root, table, partition).select(list(schema)).cast(schema)
+    frame = lake.read_table(root, table, partition).select(list(schema)).cast(schema)
+    if game and len(files) > 1:  # segments hold later games, maybe of lower ids: sorted as one file would be
+        frame = frame.sort("game_id", maintain_order=True)
+    return frame
 
 
-def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
-    """Merge `batch` into the lake tables (see the module docstring); returns what changed."""
+@dataclass(frozen=True)
+class Added:
+    """The rows a batch adds to one game's partitions (games it did not hold before)."""
+
+    games: pl.DataFrame
+    states: pl.DataFrame
+    tokens: pl.DataFrame
+
+
+def write_batch(root: Path, batch: IngestBatch,
+                extend: Callable[[LakeTransaction, str, pl.DataFrame, Added], None] | None = None) -> IngestSummary:
+    """Merge `batch` into the lake tables (see the module docstring); returns what changed. A game that only gains
+    games is extended: the added rows land as segments, and extend(tx, game, its stored games, added rows) may
+    stage more in the same transaction (the ingested model's update, assets/ingested_increment.py)."""
     if batch.tokens is None:
         batch = tokenize_batch(batch)
     with transaction(root) as tx:
@@ -83,28 +101,19 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
         modes = dict(pl.concat([kept_sources, new_sources]).select("game", "mode").unique().iter_rows())
         games_written, states_written, unfit = {}, {}, []
         for game in sorted(set(replaced["game"]) | set(new_keys["game"])):
-            drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"],
-                              new_keys.filter(pl.col("game") == game)["game_id"]])
-            merged, stored = {}, {}
-            for table, schema, new_rows in ((TOKENS_TABLE, STATE_TOKENS, batch.tokens),
-                                            (STATES_TABLE, SELFPLAY_STATES, batch.states),
-                                            (GAMES_TABLE, SELFPLAY_GAMES, batch.games)):
-                stored[table] = read_or_empty(root, table, schema, game)
-                old = stored[table].filter(~pl.col("game_id").is_in(drop.implode()))
-                merged[table] = _merge_sorted(old, _rows_of(new_rows, game, new_keys))
-            merged[TOKENS_TABLE], problems = _with_missing_tokens(merged, modes.get(game, "both"))
-            removed = [game_id for _, game_id, _, _ in problems]
-            for table in (STATES_TABLE, GAMES_TABLE):
-                merged[table] = merged[table].filter(~pl.col("game_id").is_in(removed))
-            unfit += problems
-            for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
-                if not _same_file(root, table, game, stored[table], merged[table]):
-                    if merged[table].is_empty():
-                        tx.remove(table, {"game": game})
-                    else:
-                        tx.write(merged[table], table, {"game": game})
-            states_written[game] = len(_rows_of(batch.states, game, new_keys))
-            games_written[game] = len(_rows_of(batch.games, game, new_keys))
+            added = Added(*(_rows_of(rows, game, new_keys) for rows in (batch.games, batch.states, batch.tokens)))
+            stored_games = read_or_empty(root, GAMES_TABLE, SELFPLAY_GAMES, game)
+            if _appendable(root, game, stored_games, added, replaced):
+                for table, rows in ((TOKENS_TABLE, added.tokens), (STATES_TABLE, added.states),
+                                    (GAMES_TABLE, added.games)):  # ingested_games last: it names what landed
+                    tx.append(rows, table, {"game": game})
+                if extend is not None:
+                    extend(tx, game, stored_games, added)
+            else:
+                drop = pl.concat([replaced.filter(pl.col("game") == game)["game_id"], added.games["game_id"]])
+                unfit += _merge_game(root, tx, game, drop, stored_games, added, modes.get(game, "both"))
+            states_written[game] = len(added.states)
+            games_written[game] = len(added.games)
 
         sources = pl.concat([kept_sources, new_sources]).sort("game", "game_id")
         if unfit:
@@ -119,6 +128,52 @@ def write_batch(root: Path, batch: IngestBatch) -> IngestSummary:
     return IngestSummary(games={g: n for g, n in games_written.items() if n},
                          states={g: n for g, n in states_written.items() if n}, removed=gone, quarantined=quarantine,
                          tokens=len(batch.tokens))
+
+
+def _appendable(root: Path, game: str, stored_games: pl.DataFrame, added: Added, replaced: pl.DataFrame) -> bool:
+    """Whether the batch only adds games to the game's partitions, so its rows can land as segments: nothing of
+    the game is replaced, none of its ids is stored already and every stored game has its tokens (else the
+    partition is merged whole, which repairs that)."""
+    if added.games.is_empty() or not replaced.filter(pl.col("game") == game).is_empty():
+        return False
+    if any(not lake.partition_files(root, table, {"game": game}) for table in (TOKENS_TABLE, STATES_TABLE)):
+        return False
+    if stored_games.is_empty() or added.games["game_id"].is_in(stored_games["game_id"].implode()).any():
+        return False
+    return stored_games["game_id"].is_in(_stored_ids(root, TOKENS_TABLE, game).implode()).all()
+
+
+def _stored_ids(root: Path, table: str, game: str) -> pl.Series:
+    """The distinct game_ids of one game's partition of `table`, reading that column only."""
+    files = lake.partition_files(root, table, {"game": game})
+    for path in files:
+        lake.check_table_file(path, table)
+    return pl.scan_parquet(files).select(pl.col("game_id").unique()).collect()["game_id"]
+
+
+def _merge_game(root: Path, tx: LakeTransaction, game: str, drop: pl.Series, stored_games: pl.DataFrame,
+                added: Added, mode: str) -> list[tuple]:
+    """Stage the game's partitions rewritten whole: stored rows but those of `drop`, merged with the added ones;
+    returns (game, game_id, position, reason) of stored games that turn out not to fit (removed)."""
+    merged, stored = {}, {GAMES_TABLE: stored_games}
+    for table, schema, new_rows in ((TOKENS_TABLE, STATE_TOKENS, added.tokens),
+                                    (STATES_TABLE, SELFPLAY_STATES, added.states),
+                                    (GAMES_TABLE, SELFPLAY_GAMES, added.games)):
+        if table not in stored:
+            stored[table] = read_or_empty(root, table, schema, game)
+        old = stored[table].filter(~pl.col("game_id").is_in(drop.implode()))
+        merged[table] = _merge_sorted(old, new_rows)
+    merged[TOKENS_TABLE], problems = _with_missing_tokens(merged, mode)
+    removed = [game_id for _, game_id, _, _ in problems]
+    for table in (STATES_TABLE, GAMES_TABLE):
+        merged[table] = merged[table].filter(~pl.col("game_id").is_in(removed))
+    for table in (TOKENS_TABLE, STATES_TABLE, GAMES_TABLE):  # ingested_games last: it names what landed
+        if not _same_file(root, table, game, stored[table], merged[table]):
+            if merged[table].is_empty():
+                tx.remove(table, {"game": game})
+            else:
+                tx.write(merged[table], table, {"game": game})
+    return problems
 
 
 def _same_file(root: Path, table: str, game: str, stored: pl.DataFrame, merged: pl.DataFrame) -> bool:

@@ -110,6 +110,17 @@ def terms_over(terms: PrototypeTerms, plogp: np.ndarray, used: np.ndarray) -> Pr
     return PrototypeTerms(terms.pooling[:, used], terms.mixing, constant, terms.empty, terms.any_empty)
 
 
+def js_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) -> np.ndarray:
+    """(n, k) JS divergence in bits of n count rows `x` (see jsd_by_terms), before clipping to [0, 1] and before
+    the empty rows and prototypes are set; rows whose total is <= 0 are scaled by 1 (their values are unused)."""
+    if any(total <= 0 for total in totals):
+        totals = [total if total > 0 else 1.0 for total in totals]
+    pooled = (x / np.array(totals)[:, None])[:, None, :] + terms.pooling
+    js = np.einsum("ijk,ijk->ij", pooled, np.log(pooled)) @ terms.mixing
+    js += terms.constant
+    return js
+
+
 def jsd_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) -> np.ndarray:
     """(n, k) JSD of n count rows `x` over the columns of `terms`, whose whole masses (with counts outside those
     columns) are `totals`, to the prototypes of `terms`.
@@ -118,17 +129,53 @@ def jsd_by_terms(x: np.ndarray, totals: Sequence[float], terms: PrototypeTerms) 
     because mass outside them (on one side only) adds 1/2 bit per unit as the mass inside does ln 2 nats
     (t and p each sum to 1 in all). So one logarithm per (row, prototype, column), and per (row, column) for
     the all-zero row of terms.pooling, does it. Few numpy calls: they dominate at the agent's batch sizes."""
-    dead = [row for row, total in enumerate(totals) if total <= 0]
-    if dead:
-        totals = [total if total > 0 else 1.0 for total in totals]
-    pooled = (x / np.array(totals)[:, None])[:, None, :] + terms.pooling
-    js = np.einsum("ijk,ijk->ij", pooled, np.log(pooled)) @ terms.mixing
-    js += terms.constant
-    distances = np.sqrt(np.clip(js, 0.0, 1.0, out=js), out=js)  # in place: each numpy call costs microseconds here
+    js = js_by_terms(x, totals, terms)
+    np.maximum(js, 0.0, out=js)  # np.clip(js, 0, 1) as two ufuncs, without np.clip's Python layers
+    distances = np.sqrt(np.minimum(js, 1.0, out=js), out=js)  # in place: each numpy call costs microseconds here
     if terms.any_empty:
         distances[:, terms.empty] = 1.0
+    dead = [row for row, total in enumerate(totals) if total <= 0]
     if dead:
         distances[dead] = np.where(terms.empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
+    return distances
+
+
+def _g(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """t ln t + p ln p - (t+p) ln(t+p) elementwise (0 ln 0 = 0): a column's part of JS in nats, times -2."""
+    pooled = t + p
+    return xlogy(t, t) + xlogy(p, p) - xlogy(pooled, pooled)
+
+
+def jsd_by_changes(base: np.ndarray, base_columns: np.ndarray, rows: np.ndarray, columns: np.ndarray,
+                   deltas: np.ndarray, totals: Sequence[float], shares: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """(n, k) JSD to the prototypes `shares` (k, V) of n count rows, each the vector `base` (V) plus its changes:
+    entry e adds deltas[e] to column columns[e] of row rows[e] (one entry per row and column, rows ascending);
+    each row's whole mass (with counts outside the columns) is in `totals`.
+
+    JS in bits is 1 + sum over columns of g(t, p) / (2 ln 2), g(t, p) = t ln t + p ln p - (t+p) ln(t+p), which is
+    0 where the row has no count: the columns where `base` has counts (`base_columns`) are summed once per
+    distinct total, then each row's changed columns are corrected. The same numbers as jsd_by_terms to rounding,
+    with logarithms per distinct total and per change instead of per row and column."""
+    totals = np.asarray(totals, dtype=float)
+    n, k = len(totals), shares.shape[0]
+    dead = totals <= 0
+    safe = np.where(dead, 1.0, totals)
+    distinct, which = np.unique(safe, return_inverse=True)
+    shared = _g(base[base_columns][None, None, :] / distinct[:, None, None], shares[None, :, base_columns]).sum(axis=2)
+    js = shared[which]  # (n, k)
+    if len(rows):
+        scale = safe[rows][:, None]
+        p = shares[:, columns].T  # (entries, k)
+        old = base[columns]
+        correction = _g((old + deltas)[:, None] / scale, p) - _g(old[:, None] / scale, p)
+        js += np.bincount((rows[:, None] * k + np.arange(k)).ravel(), correction.ravel(), n * k).reshape(n, k)
+    js *= 0.5 / _LN2
+    js += 1.0
+    np.maximum(js, 0.0, out=js)
+    distances = np.sqrt(np.minimum(js, 1.0, out=js), out=js)
+    distances[:, empty] = 1.0
+    if dead.any():
+        distances[dead] = np.where(empty, 0.0, 1.0)  # an empty bag: 0 to empty prototypes, 1 to others
     return distances
 
 

@@ -9,6 +9,7 @@ of agent with winner prototypes learnt from ingested TAG trajectories.
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -16,8 +17,9 @@ import orjson
 from scipy.special import xlogy
 
 from engines.agents.value_function import ValueFunction
-from jbag_pipeline.model.bags import (Bag, PrototypeTerms, jsd_by_terms, jsd_to_prototypes, normalise,
-                                      prototype_terms, row_shares, terms_over)
+from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
+                                      jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
+from jbag_pipeline.model.json_parts import PartCounts
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -27,6 +29,8 @@ _OUTSIDE = -1  # column code: a token no prototype holds (still part of the bag'
 _IGNORED = -2  # column code: a filtered token, or a token outside the selected features
 _CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
+_SMALL_BATCH = 64  # up to this many (candidate, seat) distances, the last steps are taken in Python
+_BY_CHANGES_MIN = 4096  # from this many (candidate, base column) cells on, the JSD may be taken by changes
 
 
 def seat_values(distances: np.ndarray) -> np.ndarray:
@@ -160,11 +164,13 @@ class JsonBagValue(ValueFunction):
 class DeterminizedJsonBagValue(JsonBagValue):
     """JsonBagValue over `to_json()` of determinized states; every decision's sample joins the trajectory bag.
 
-    Every document is counted as the one before it plus its changes (tokenize_delta: only differing values
-    are walked, and none under which no feature lies): each decision's sample against the last sample, each
-    child against its decision's sample. values() values many candidates in one numpy pass (JSD to all
-    prototypes at once, over every feature when there are at most _DENSE_WIDTH, else over the columns the
-    batch uses). `frequency` names the prototypes only: the trajectory bag takes every decision's state.
+    Every document is counted as the one before it plus its changes: each decision's sample against the last
+    sample, each child against its decision's sample. States that offer json_parts are counted by the parts
+    whose keys differ (json_parts.PartCounts: no document is built); others by their to_json() documents'
+    differing values (tokenize_delta: only those are walked, and none under which no feature lies). values()
+    values many candidates in one numpy pass (JSD to all prototypes at once, over every feature when there are at
+    most _DENSE_WIDTH, else over the columns the batch uses; by changes when many candidates share few totals).
+    `frequency` names the prototypes only: the trajectory bag takes every decision's state.
     """
 
     def __init__(self, prototypes_by_seat, features=None, *, frequency: str = "full",
@@ -176,6 +182,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
+        self._part_counts = PartCounts(self._delta, self._column)
+        self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
         self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
         self._terms = prototype_terms(self._shares, self._empty)  # over every feature column
         self._plogp = xlogy(self._shares, self._shares)  # what _terms_over sums over the columns in use
@@ -185,6 +193,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         super().reset()
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
+        self._reference_parts: dict = {}  # the same sample's json_parts, when states are counted by parts
+        self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
         self._set_base(np.zeros(len(self.features)), 0)  # trajectory plus reference: what children add to
 
@@ -192,16 +202,46 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
         trajectory bag and becomes the reference the children are counted against."""
         self._check_seat(seat)
-        doc, columns, counts = self.document(state), [], []
-        mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+        columns, counts = [], []
         reference_counts = self._reference_counts  # never changed in place: a new array when it changes
+        if self._counted_by_parts(state):
+            parts, old, mass = state.json_parts(), self._reference_parts, self._reference_mass
+            if self._forget_parts(state):  # count the sample afresh: every part of a reference is remembered
+                old, mass, reference_counts = {}, 0, np.zeros(len(self.features))
+            mass += self._part_counts.change(old, parts, state, columns, counts)
+            self._reference_parts = parts
+        else:
+            doc = self.document(state)
+            mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+            self._reference = doc
         if columns:
             reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
-        self._reference, self._reference_counts, self._reference_mass = doc, reference_counts, mass
+        self._reference_counts, self._reference_mass = reference_counts, mass
         self.trajectory = self.trajectory + reference_counts
         self.trajectory_outside += mass - reference_counts.sum()
         self._trajectory_mass += mass
         self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+
+    def _counted_by_parts(self, state) -> bool:
+        """Whether states are counted by json_parts: decided by the game's first state (all of one engine)."""
+        if self._by_parts is None:
+            self._by_parts = self.counts_by_parts and state.json_parts() is not None
+        return self._by_parts
+
+    def _forget_parts(self, state) -> bool:
+        """Forget the remembered parts when there are too many or the game is another (keys describe one game's
+        parts); True when forgotten."""
+        game, known = getattr(state, "game", None), self._parts_game
+        if known is None or known[0] is not game:
+            identity = (game, type(game), getattr(game, "params", None))
+            self._parts_game = identity
+            if known is None or known[1:] != identity[1:]:
+                self._part_counts.clear()
+                return True
+        if len(self._part_counts) >= _CHANGE_CACHE_LIMIT:
+            self._part_counts.clear()
+            return True
+        return False
 
     def _set_base(self, base: np.ndarray, mass: float) -> None:
         """What every child adds its changes to; the columns where it has counts are found when first needed."""
@@ -216,13 +256,26 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
         counted as the reference plus its changes from it, and all states by one np.bincount."""
         self._check_seat(seat)
-        reference, base_mass = self._reference, self._base_mass
+        base_mass = self._base_mass
         columns, counts, lengths, totals = [], [], [], []
-        for state in states:
-            size = len(columns)
-            totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
-            lengths.append(len(columns) - size)
+        if states and self._counted_by_parts(states[0]):
+            if self._parts_game is None:  # valued before any decision: nothing is remembered yet
+                self._forget_parts(states[0])
+            reference, change = self._reference_parts, self._part_counts.change
+            for state in states:
+                size = len(columns)
+                totals.append(base_mass + change(reference, state.json_parts(), state, columns, counts))
+                lengths.append(len(columns) - size)
+        else:
+            reference = self._reference
+            for state in states:
+                size = len(columns)
+                totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
+                lengths.append(len(columns) - size)
         n, base = len(states), self._base
+        if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
+                n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
+            return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
         if self._dense:
             width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
         else:  # over the columns in use only
@@ -233,15 +286,35 @@ class DeterminizedJsonBagValue(JsonBagValue):
         places += np.repeat(np.arange(0, n * width, width), lengths)
         x = np.bincount(places, counts, n * width).reshape(n, width)
         x += base
+        if n * len(terms.empty) <= _SMALL_BATCH:
+            return np.array(_seat_values_of_js(js_by_terms(x, totals, terms).tolist(), totals, terms.empty, seat))
         return _seat_column(jsd_by_terms(x, totals, terms), seat)
+
+    def _distances_by_changes(self, columns: list, counts: list, lengths: list, totals: list) -> np.ndarray:
+        """(n, seats) distances of the candidates whose changes from the base are `columns`/`counts` (`lengths`
+        per candidate), by bags.jsd_by_changes: the base's columns summed once per distinct total."""
+        width, n = len(self.features), len(lengths)
+        rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        cells, where = np.unique(rows * width + np.asarray(columns, dtype=np.int64), return_inverse=True)
+        deltas = np.bincount(where, counts, len(cells))
+        kept = deltas != 0  # a column a candidate leaves as the base has it is not a change
+        rows, columns = np.divmod(cells[kept], width)
+        return jsd_by_changes(self._base, self._nonzero_base(), rows, columns, deltas[kept], totals, self._shares,
+                              self._empty)
+
+    def _nonzero_base(self) -> np.ndarray:
+        """The base's columns with counts (found once per base)."""
+        if self._base_columns is None:
+            self._base_columns = np.flatnonzero(self._base)
+        return self._base_columns
 
     def _columns_in_use(self, columns: np.ndarray) -> np.ndarray:
         """np.union1d(np.flatnonzero(base), columns): the base's columns (found once per base), the new ones inserted."""
-        if self._base_columns is None:
-            self._base_columns = np.flatnonzero(self._base)
-        known = self._base_columns
+        known = self._nonzero_base()
         extra = np.unique(columns[self._base[columns] == 0]) if len(columns) else columns
         return np.insert(known, np.searchsorted(known, extra), extra) if len(extra) else known
+
+    counts_by_parts = True  # states that offer json_parts are counted by them (their to_json() in our dialect)
 
     def document(self, state) -> dict:
         """The JSON document of `state` that is tokenized (our own dialect)."""
@@ -328,6 +401,8 @@ class TagDocumentValue(DeterminizedJsonBagValue):
     """DeterminizedJsonBagValue over `to_json(dialect="tag")` whose trajectory bag starts with each game's initial
     state: begin_game, which OSLAAgent calls with the seat's sample of it (TAG's initializePlayer)."""
 
+    counts_by_parts = False  # json_parts describe our dialect's document
+
     def document(self, state) -> dict:
         return state.to_json(dialect="tag")
 
@@ -407,6 +482,20 @@ class IngestedTagValue(TagDocumentValue):
 
     def _whole_tokens(self, document: dict | list) -> dict[str, int]:
         return tokenize_state(document, mode=self.token_mode, num_suffix=True) if document else {}
+
+
+def _seat_values_of_js(js: list[list[float]], totals: list, empty: np.ndarray, seat: int) -> list[float]:
+    """_seat_column(jsd_by_terms(...), seat) from js_by_terms's rows, in Python (the same operations and order:
+    few numbers, for which each numpy call costs more than the arithmetic)."""
+    empty, values = empty.tolist(), []
+    for row, total in zip(js, totals):
+        if total <= 0:
+            closeness = [1.0 if unset else 0.0 for unset in empty]
+        else:
+            closeness = [0.0 if unset else 1.0 - math.sqrt(min(max(v, 0.0), 1.0)) for v, unset in zip(row, empty)]
+        whole = sum(closeness)
+        values.append(closeness[seat] / whole if whole > 0 else 1.0 / len(closeness))
+    return values
 
 
 def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:

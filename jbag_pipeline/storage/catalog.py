@@ -125,8 +125,13 @@ def view_sql(root: Path, view: str, files: list[Path]) -> str:
 
 
 def live_files(root: Path, table: str) -> list[Path]:
-    """The live partition files of a lake table, sorted."""
-    return sorted((lake.lake_dir(root) / table).glob("**/part.parquet"))
+    """The live partition files of a lake table (segments included), sorted."""
+    return lake.table_files(root, table)
+
+
+def published_name(live: Path) -> str:
+    """The name of a live file's published link: part.published, or part-000001.published for a segment."""
+    return f"{live.stem}.published"
 
 
 def partition_of(base: Path, path: Path) -> dict[str, str]:
@@ -165,12 +170,15 @@ def publish(root: Path) -> Publication:
     """Publish every consistent lake partition and point a new <root>/jbag.duckdb at it (see the module docstring).
 
     Under the lake lock: an ingest committed but cut short is finished first (staging.recover), none moves files
-    while they are linked, and a temporary catalog file left by a killed build is removed."""
+    while they are linked, and a temporary catalog file left by a killed build is removed, as are the temporary
+    lake files of writers that were killed (lake.stale_temporaries)."""
     root = Path(root).resolve()
     root.mkdir(parents=True, exist_ok=True)
     with staging.lake_lock(root):
         staging.recover(root)
         for stale in sorted(root.glob(f"{TEMP_CATALOG_PREFIX}*.duckdb*")):  # only builds write them, under this lock
+            stale.unlink(missing_ok=True)
+        for stale in lake.stale_temporaries(root):
             stale.unlink(missing_ok=True)
         return _publish(root)
 
@@ -183,7 +191,7 @@ def _publish(root: Path) -> Publication:
         for f in live_files(root, table):
             if table.startswith(lake.UNSEEDED_PREFIX):  # files from outside trajectories: never trusted blindly
                 lake.check_table_file(f, table)
-            target = folder / f.parent.relative_to(lake.lake_dir(root)) / PUBLISHED_FILE
+            target = folder / f.parent.relative_to(lake.lake_dir(root)) / published_name(f)
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
                 _link_or_copy(f, target)

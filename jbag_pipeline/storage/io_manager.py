@@ -4,7 +4,8 @@ One asset is one lake table (its key's last part). Its Dagster partition is the 
 `game=<key>`, a multi-partition key one folder per dimension (`game=<g>/<dimension>=<d>`), and an asset whose single
 partition dimension is not a game names its folder key in the definition metadata `partition_expr` (transfer:
 `pair`). An unpartitioned asset whose lake table is split by `partition_expr` all the same (ingested_games, which
-writes its partitions itself) is read by a partitioned run one lake partition at a time: the run's key. Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change.
+writes its partitions itself) is read by a partitioned run one lake partition at a time: the run's key. Writes go through lake.write_table (atomic, with lineage), so the lake's layout does not change; a partition that
+holds segments (an ingest extended it) is replaced with them in one staged transaction.
 """
 
 import dagster as dg
@@ -12,6 +13,7 @@ import polars as pl
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.compute import usage
+from jbag_pipeline.storage.staging import transaction
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 
 PARTITION_EXPR = "partition_expr"  # definition metadata: the lake folder key of a single-dimension partition
@@ -38,7 +40,13 @@ class LakeIOManager(dg.IOManager):
         table = context.asset_key.path[-1]
         partition = lake_partition(context.asset_partition_key, context.definition_metadata) \
             if context.has_asset_partitions else None
-        path = lake.write_table(obj, self.settings.root(), table, partition)
+        root = self.settings.root()
+        if lake.segment_files(root, table, partition):  # an ingest extended it: the rebuild and their removal together
+            with transaction(root) as tx:
+                tx.write(obj, table, partition)
+            path = lake.partition_path(root, table, partition)
+        else:
+            path = lake.write_table(obj, root, table, partition)
         given = context.output_metadata or {}  # what the asset's Output set wins (a preview without wide columns)
         context.add_output_metadata({k: v for k, v in {**table_metadata(obj, path), **self._op_usage(context)}.items()
                                      if k not in given})

@@ -1,10 +1,13 @@
 """The Parquet lake: one file per (table, partition), hive-style paths, atomic writes.
 
 Layout: <data_dir>/lake/<table>/game=<game>/part.parquet (or <table>/all/part.parquet when unpartitioned).
-A write goes to a temporary file in the same folder and is renamed over the old one, so readers see the
-old partition or the new one, never half of either. A worker process whose `jbag run` is gone writes nothing
-(compute/lifeline.py). Files are created 0666 less the umask (as any tool's
-output), not mkstemp's 0600, so the group can read a shared lake.
+A partition that an ingest extends also holds segments beside it, part-000001.parquet, ... (rows appended
+after part.parquet, in that order; storage/staging.py adds them), and a write of the whole partition replaces
+them too. A write goes to a temporary file in the same folder and is renamed over the old one, so readers see the
+old partition or the new one, never half of either; the temporary file's name says which process on which host
+writes it, so a killed writer's leftover is told from a live one's and removed (stale_temporaries, at the next
+catalog build). A worker process whose `jbag run` is gone writes nothing (compute/lifeline.py). Files are created
+0666 less the umask (as any tool's output), not mkstemp's 0600, so the group can read a shared lake.
 
 A file written inside a Dagster step carries its lineage in its Parquet key-value metadata: per game, the
 generations (preset and effective seed) of the self-play it derives from: those recorded in the seeded lake
@@ -19,18 +22,27 @@ import json
 import os
 import re
 import secrets
+import socket
 import sys
+import time
 from pathlib import Path
 
 import polars as pl
 
-from jbag_pipeline.compute.lifeline import refuse_if_orphaned
+from jbag_pipeline.compute.lifeline import owner_alive, owner_token, refuse_if_orphaned
 from jbag_pipeline.storage.schemas import TABLE_SCHEMAS
 
 DEFAULT_DATA_DIR = "data"
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+BASE_FILE = "part.parquet"
+SEGMENT_FILE = re.compile(r"^part-(\d{6})\.parquet$")  # part-000001.parquet, ...: rows appended to a partition
 LINEAGE_KEY = "jbag.lineage"  # Parquet key-value metadata: {game: [{"preset": ..., "seed": ...}, ...]}
 UNSEEDED_PREFIX = "ingest"  # ingested_* and ingest_quarantine come from outside files, not from a seed
+# .part-<host>-<pid>-<start>-<random>.parquet.tmp: the writing process (start: lifeline.start_of), so a later
+# build can tell a killed writer's leftover from a file being written now
+_TEMP_NAME = re.compile(r"^\.part-(?P<host>.+)-(?P<pid>\d+)-(?P<start>[0-9.]+)-[0-9a-f]{8}\.parquet\.tmp$")
+_UNNAMED_TEMP = re.compile(r"^\.part-[0-9a-f]{16}\.parquet\.tmp$")  # written before names said whose it is
+UNNAMED_TEMP_SECONDS = 24 * 3600  # an unnamed temporary untouched this long has no writer (a write takes minutes)
 _step_reads: dict = {"step": None, "tables": {}}  # table -> lineage of what the running Dagster step has read
 
 
@@ -56,23 +68,52 @@ def partition_path(root: Path, table: str, partition: dict[str, str] | None = No
     return folder / "part.parquet"
 
 
+def is_lake_file(path: Path) -> bool:
+    """Whether `path` names a partition's file: its part.parquet or one of its segments."""
+    return path.name == BASE_FILE or SEGMENT_FILE.match(path.name) is not None
+
+
+def _files_under(folder: Path, pattern: str) -> list[Path]:
+    """Partition files matching the glob `pattern` under `folder`, each partition's base before its segments."""
+    return sorted((p for p in folder.glob(pattern) if is_lake_file(p)),
+                  key=lambda p: (p.with_name(BASE_FILE), p.name != BASE_FILE, p.name))
+
+
+def segment_files(root: Path, table: str, partition: dict[str, str] | None = None) -> list[Path]:
+    """The segments of one partition, in the order they were appended."""
+    return _files_under(partition_path(root, table, partition).parent, "part-*.parquet")
+
+
+def partition_files(root: Path, table: str, partition: dict[str, str] | None = None) -> list[Path]:
+    """Every file of one partition: part.parquet (when there is one), then its segments in order."""
+    base = partition_path(root, table, partition)
+    return ([base] if base.exists() else []) + segment_files(root, table, partition)
+
+
+def next_segment(root: Path, table: str, partition: dict[str, str] | None = None, taken: int = 0) -> Path:
+    """The path of the partition's next segment, after its live ones and `taken` more (numbered, so deterministic)."""
+    numbers = [int(SEGMENT_FILE.match(p.name).group(1)) for p in segment_files(root, table, partition)]
+    return partition_path(root, table, partition).with_name(f"part-{max(numbers, default=0) + 1 + taken:06d}.parquet")
+
+
 def table_exists(root: Path, table: str) -> bool:
-    return any((lake_dir(root) / table).glob("**/part.parquet"))
+    return bool(table_files(root, table))
 
 
 def table_files(root: Path, table: str) -> list[Path]:
-    """The live partition files of a table, sorted."""
-    return sorted((lake_dir(root) / table).glob("**/part.parquet"))
+    """The live partition files of a table, sorted (each partition's base before its segments)."""
+    return _files_under(lake_dir(root) / table, "**/part*.parquet")
 
 
 def write_table(df: pl.DataFrame | pl.LazyFrame, root: Path, table: str, partition: dict[str, str] | None = None) -> Path:
-    """Write `df` as the whole of one partition, atomically replacing what was there (including the files of a
-    finer split of it that an older layout wrote, e.g. game=<g>/pair=<p>/, which would otherwise be read twice).
-    A LazyFrame is streamed to the file (Polars' sink), never held whole."""
+    """Write `df` as the whole of one partition, atomically replacing what was there, then remove its segments
+    and the files of a finer split of it that an older layout wrote (e.g. game=<g>/pair=<p>/), which would
+    otherwise be read twice. A LazyFrame is streamed to the file (Polars' sink), never held whole."""
     target = partition_path(root, table, partition)
+    replaced = segment_files(root, table, partition)
     write_file(df, target, table, partition)
-    for finer in sorted(target.parent.glob("*/**/part.parquet")):  # an older, finer split of this partition
-        finer.unlink()
+    for stale in [*replaced, *sorted(target.parent.glob("*/**/part.parquet"))]:
+        stale.unlink(missing_ok=True)
     return target
 
 
@@ -82,7 +123,7 @@ def write_file(df: pl.DataFrame | pl.LazyFrame, target: Path, table: str,
     folder, fsynced, renamed over `target`."""
     refuse_if_orphaned(str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = str(target.parent / f".part-{secrets.token_hex(8)}.parquet.tmp")
+    tmp = str(target.parent / temporary_name())
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as for any new file
     try:
         lineage = lineage_of_write(table, partition)
@@ -100,34 +141,68 @@ def write_file(df: pl.DataFrame | pl.LazyFrame, target: Path, table: str,
         raise
 
 
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", socket.gethostname())[:64]
+
+
+def temporary_name() -> str:
+    """The name of a temporary lake file this process writes: its host, pid and start, then a random part."""
+    pid, start = owner_token()
+    return f".part-{_host()}-{pid}-{start!r}-{secrets.token_hex(4)}.parquet.tmp"
+
+
+def stale_temporaries(root: Path) -> list[Path]:
+    """Temporary lake files no live process will rename: their writer on this host is gone (killed mid-write), or,
+    for an unnamed one of an older jbag, untouched for UNNAMED_TEMP_SECONDS. Another host's are never listed."""
+    stale = []
+    for folder, subfolders, names in os.walk(lake_dir(root)):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]  # publications, staging
+        for name in names:
+            named = _TEMP_NAME.match(name)
+            path = Path(folder) / name
+            if named and named["host"] == _host():
+                if not owner_alive((int(named["pid"]), float(named["start"]))):
+                    stale.append(path)
+            elif _UNNAMED_TEMP.match(name):
+                try:
+                    if time.time() - path.stat().st_mtime > UNNAMED_TEMP_SECONDS:
+                        stale.append(path)
+                except FileNotFoundError:  # renamed or removed since it was listed
+                    pass
+    return sorted(stale)
+
+
 def read_table(root: Path, table: str, partition: dict[str, str] | None = None) -> pl.DataFrame:
-    """Read one partition, or every partition of a table when `partition` is None."""
-    if partition is not None:
-        path = partition_path(root, table, partition)
-        if not path.exists():
-            raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
-        _note_read(table, path)
-        return _read_parquet(path)
-    files = table_files(root, table)
+    """Read one partition (its base, then its segments), or every partition of a table when `partition` is None."""
+    files = table_files(root, table) if partition is None else partition_files(root, table, partition)
+    if partition is not None and not files:
+        raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
     if not files:
         raise FileNotFoundError(f"table {table!r} has no data under {lake_dir(root)}; materialise it first")
     for f in files:
         _note_read(table, f)
-    return pl.concat([_read_parquet(f) for f in files], how="vertical_relaxed")
+    frames = [_read_parquet(f) for f in files]
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+
+
+def read_optional(root: Path, table: str) -> pl.DataFrame | None:
+    """Every partition of `table`, or None when the lake has none yet (an input a table or report may lack)."""
+    return read_table(root, table) if table_exists(root, table) else None
 
 
 def scan_table(root: Path, table: str, partition: dict[str, str]) -> pl.LazyFrame:
-    """One partition as a LazyFrame (read_table's checks and lineage; the rows are read only as a query needs
-    them, so a step can take a large table a block of games at a time)."""
-    path = partition_path(root, table, partition)
-    if not path.exists():
+    """One partition (its base, then its segments) as a LazyFrame: read_table's checks and lineage, but the rows
+    are read only as a query needs them, so a step can take a large table a block of games at a time."""
+    files = partition_files(root, table, partition)
+    if not files:
         raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
-    _note_read(table, path)
-    try:
-        pl.read_parquet_schema(path)  # a truncated or garbled file fails here, not in the middle of a step
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise UnreadableFile(path, str(exc).strip().splitlines()[0]) from None
-    return pl.scan_parquet(path)
+    for path in files:
+        _note_read(table, path)
+        try:
+            pl.read_parquet_schema(path)  # a truncated or garbled file fails here, not in the middle of a step
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise UnreadableFile(path, str(exc).strip().splitlines()[0]) from None
+    return pl.scan_parquet(files)
 
 
 def _read_parquet(path: Path) -> pl.DataFrame:

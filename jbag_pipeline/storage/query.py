@@ -159,20 +159,9 @@ def _select_start(view_sql: str) -> int:
     return len(view_sql)
 
 
-def _dicts(node):
-    """Every object in a JSON tree (a serialized query from json_serialize_sql), depth first."""
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _dicts(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _dicts(value)
-
-
 def _relative_paths(tree) -> list[tuple[int, int, str]]:
     """(offset, length, text) of each relative path constant given to a table function in a serialized query."""
-    return [constant for node in _dicts(tree) if node.get("type") == "TABLE_FUNCTION"
+    return [constant for node in sql_functions.json_objects(tree) if node.get("type") == "TABLE_FUNCTION"
             for argument in (node.get("function") or {}).get("arguments", []) if argument.get("name") == ""
             for constant in _path_constants(argument.get("expression") or {})]
 
@@ -306,7 +295,7 @@ def _operator_names(plan) -> list[str]:
 
 def _query_node_types(tree) -> set[str]:
     """The QueryNode kinds (SELECT_NODE, COPY_QUERY_NODE, ...) anywhere in a serialized query."""
-    kinds = (node.get("type") for node in _dicts(tree))
+    kinds = (node.get("type") for node in sql_functions.json_objects(tree))
     return {kind for kind in kinds if isinstance(kind, str) and kind.endswith("_NODE")}
 
 

@@ -9,6 +9,22 @@ from __future__ import annotations
 
 import polars as pl
 
+
+def win_rate_statistics(*, against_control: bool = True, p_value_vs_control: bool = True,
+                        min_detectable_difference: bool = False) -> dict[str, pl.DataType]:
+    """The columns of a win rate with its 95% interval and, against_control, the control's win rate, the p-values
+    against it (p_value_vs_control optional), the verdict and optionally the minimum detectable difference."""
+    columns = {"win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64}
+    if against_control:
+        columns["control_win_rate"] = pl.Float64
+        if p_value_vs_control:
+            columns["p_value_vs_control"] = pl.Float64
+        columns |= {"p_value_holm": pl.Float64, "verdict": pl.String}
+        if min_detectable_difference:
+            columns["min_detectable_difference"] = pl.Float64
+    return columns
+
+
 # selfplay_games and ingested_games
 SELFPLAY_GAMES = {
     "game": pl.String, "game_id": pl.Int64, "seed": pl.Int64, "n_players": pl.Int8, "params": pl.String,
@@ -67,10 +83,8 @@ EVALUATION_CONTROL = {"game": pl.String, "seat": pl.Int8, "games": pl.Int64, "wi
 # the statistics columns of a summary row, after its key columns (not a table by itself)
 OUTCOME_STATISTICS = {
     "scope": pl.String, "seat": pl.Int8, "n": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64,
-    "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "win_rate": pl.Float64,
-    "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64, "verdict": pl.String,
-    "min_detectable_difference": pl.Float64, "best_worst_diff": pl.Float64,
+    "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+    **win_rate_statistics(min_detectable_difference=True), "best_worst_diff": pl.Float64,
 }
 EVALUATION_SUMMARY = {"game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String,
                       **OUTCOME_STATISTICS}
@@ -79,21 +93,18 @@ EFFECT_SIZES = {"game": pl.String, "factor": pl.String, "levels": pl.Int32, "n":
                 "omega_squared": pl.Float64, "p_value": pl.Float64}
 # Table II: an overall evaluation_summary row without scope, seat and the counts; Table I adds the rank
 PAPER_TABLE_2 = {c: EVALUATION_SUMMARY[c] for c in (
-    "game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", "win_rate", "win_rate_low",
-    "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict", "best_worst_diff")}
+    "game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", *win_rate_statistics(),
+    "best_worst_diff")}
 PAPER_TABLE_1 = {"game": pl.String, "rank": pl.Int32, **PAPER_TABLE_2}
 # per game, share of the self-play games and pair: the overall row against the control (analysis/learning_curve.py);
 # selfplay_agent and budget split the self-play `agents` label: mcts + iterations=10,rollout=20
 LEARNING_CURVE = {
     "game": pl.String, "share": pl.Float64, "train_games": pl.Int32, "selfplay_agent": pl.String, "budget": pl.String,
-    "pair": pl.String, "n": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64,
-    "win_rate_high": pl.Float64, "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64,
-    "p_value_holm": pl.Float64, "verdict": pl.String,
+    "pair": pl.String, "n": pl.Int64, "wins": pl.Int64, **win_rate_statistics(),
 }
 VERDICTS = {
     "game": pl.String, "paper_claim": pl.String, "best_pair": pl.String, "pairs_compared": pl.Int32, "n": pl.Int64,
-    "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_holm": pl.Float64, "verdict": pl.String, "worst_seat": pl.Int8, "worst_seat_win_rate": pl.Float64,
+    **win_rate_statistics(p_value_vs_control=False), "worst_seat": pl.Int8, "worst_seat_win_rate": pl.Float64,
     "worst_seat_control_win_rate": pl.Float64, "counters_kept_win_rate": pl.Float64, "decided": pl.Boolean,
     "curve_note": pl.String, "caveat": pl.String,
 }
@@ -102,9 +113,8 @@ VERDICTS = {
 # value_function_ablation: the headline pair's value function with one choice changed (analysis/ablation.py)
 VALUE_FUNCTION_ABLATION = {
     "game": pl.String, "factor": pl.String, "level": pl.String, "is_default": pl.Boolean, "pair": pl.String,
-    "n_features": pl.Int64, "n": pl.Int64, "wins": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64,
-    "win_rate_high": pl.Float64, "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64,
-    "p_value_holm": pl.Float64, "verdict": pl.String, "p_value_vs_default": pl.Float64,
+    "n_features": pl.Int64, "n": pl.Int64, "wins": pl.Int64, **win_rate_statistics(),
+    "p_value_vs_default": pl.Float64,
 }
 PUBLISHED_VALUE_FUNCTIONS = {"game": pl.String, "kind": pl.String, "seat": pl.Int8, "rank": pl.Int32,
                              "token": pl.String, "count": pl.Int64, "p": pl.Float64}
@@ -112,19 +122,15 @@ PUBLISHED_VALUE_FUNCTIONS = {"game": pl.String, "kind": pl.String, "seat": pl.In
 # cannot be played has one row, scope "skipped", and the reason in note
 PUBLISHED_VF_EVALUATION = {
     "game": pl.String, "scope": pl.String, "seat": pl.Int8, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
-    "losses": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
-    "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64,
-    "verdict": pl.String, "min_detectable_difference": pl.Float64, "unreachable_features": pl.Int32,
+    "losses": pl.Int64, **win_rate_statistics(min_detectable_difference=True), "unreachable_features": pl.Int32,
     "note": pl.String,
 }
 # winner prototypes of ingested TAG trajectories played in our engine of the game (TAG dialect) against the
 # control, per ingested game and scope; a game that cannot be played has one row, scope "skipped", and the reason
 INGESTED_VF_EVALUATION = {
     "game": pl.String, "engine": pl.String, "prototype_frequency": pl.String, "scope": pl.String, "seat": pl.Int8,
-    "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64, "win_rate": pl.Float64,
-    "win_rate_low": pl.Float64, "win_rate_high": pl.Float64, "control_win_rate": pl.Float64,
-    "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64, "verdict": pl.String,
-    "min_detectable_difference": pl.Float64, "ingested_games": pl.Int64, "note": pl.String,
+    "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64,
+    **win_rate_statistics(min_detectable_difference=True), "ingested_games": pl.Int64, "note": pl.String,
 }
 
 # tic-tac-toe: exact win/draw/loss of an agent per setting (tictactoe/table.py SETTINGS), from the agent's side
@@ -151,16 +157,14 @@ TOKEN_MAPPINGS = {"target_token": pl.String, "source_token": pl.String, "match_k
 TRANSFER_RESULTS = {
     "source": pl.String, "target": pl.String, "method": pl.String, "n_target_games": pl.Int32, "games": pl.Int32,
     "wins": pl.Int64, "draws": pl.Int64, "losses": pl.Int64, "mean_score": pl.Float64, "ci_low": pl.Float64,
-    "ci_high": pl.Float64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
-    "control_win_rate": pl.Float64, "p_value_vs_control": pl.Float64, "p_value_holm": pl.Float64,
-    "verdict": pl.String, "min_detectable_difference": pl.Float64,
+    "ci_high": pl.Float64, **win_rate_statistics(min_detectable_difference=True),
 }
 
 # selfplay_strength: a game's self-play agent against baseline OSLAs (win rate), and its self-play habits
 SELFPLAY_STRENGTH = {
     "game": pl.String, "selfplay_agent": pl.String, "opponent": pl.String, "n": pl.Int64, "wins": pl.Int64,
-    "draws": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
-    "chance_rate": pl.Float64, "worst_seat_win_rate": pl.Float64, "selfplay_games": pl.Int64,
+    "draws": pl.Int64, **win_rate_statistics(against_control=False), "chance_rate": pl.Float64,
+    "worst_seat_win_rate": pl.Float64, "selfplay_games": pl.Int64,
     "rolls_per_turn": pl.Float64, "busts_per_turn": pl.Float64,
 }
 # selfplay_tuning: MCTS candidates against the game's self-play agent, best first; the CPU seconds per decision are
@@ -168,8 +172,8 @@ SELFPLAY_STRENGTH = {
 SELFPLAY_TUNING = {
     "game": pl.String, "rank": pl.Int32, "candidate": pl.String, "iterations": pl.Int64, "rollout_length": pl.Int64,
     "exploration": pl.Float64, "cutoff": pl.String, "opponent": pl.String, "n": pl.Int64, "wins": pl.Int64,
-    "draws": pl.Int64, "win_rate": pl.Float64, "win_rate_low": pl.Float64, "win_rate_high": pl.Float64,
-    "chance_rate": pl.Float64, "seconds_per_decision": pl.Float64, "opponent_seconds_per_decision": pl.Float64,
+    "draws": pl.Int64, **win_rate_statistics(against_control=False), "chance_rate": pl.Float64,
+    "seconds_per_decision": pl.Float64, "opponent_seconds_per_decision": pl.Float64,
     "rolls_per_turn": pl.Float64, "busts_per_turn": pl.Float64,
 }
 

@@ -12,6 +12,7 @@ from jbag_pipeline.storage.schemas import SAMPLED_STATES, SEGMENTED_BAGS, TRAJEC
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 # transform -> the schema of the table it computes, which its result is conformed to
 OUTPUT_SCHEMAS = {"trajectory_bags": TRAJECTORY_BAGS, "winner_prototypes": WINNER_PROTOTYPES,
+                  "winner_prototypes_added": WINNER_PROTOTYPES,
                   "sampled_states": SAMPLED_STATES, "segmented_bags": SEGMENTED_BAGS}
 
 

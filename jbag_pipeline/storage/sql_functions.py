@@ -173,14 +173,15 @@ def refused_reason(name: str) -> str | None:
     return None if name in ALLOWED else "it is not on jbag's reviewed list of reading functions"
 
 
-def _dicts(node):
+def json_objects(node):
+    """Every object in a JSON tree (a serialized query from json_serialize_sql), depth first."""
     if isinstance(node, dict):
         yield node
         for value in node.values():
-            yield from _dicts(value)
+            yield from json_objects(value)
     elif isinstance(node, list):
         for value in node:
-            yield from _dicts(value)
+            yield from json_objects(value)
 
 
 def _option_name(argument: dict) -> str:
@@ -200,9 +201,9 @@ def refused_call(tree, exists: Callable[[str], bool] = lambda name: True) -> str
 
     A name `exists` says DuckDB does not know is left to DuckDB's binder, whose error suggests the closest names.
     """
-    table_functions = {id(node["function"]) for node in _dicts(tree)
+    table_functions = {id(node["function"]) for node in json_objects(tree)
                        if node.get("type") == "TABLE_FUNCTION" and isinstance(node.get("function"), dict)}
-    for node in _dicts(tree):
+    for node in json_objects(tree):
         name = node.get("function_name")
         if not isinstance(name, str):
             continue

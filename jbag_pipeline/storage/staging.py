@@ -5,6 +5,8 @@ lake, so a move is a rename) and commits by renaming its manifest (staged file -
 live files to remove) into that folder: the rename is the commit point. The moves follow. `recover`, run under
 the lake lock before every ingest and every catalog build, finishes a committed transaction that a crash cut
 short and deletes the staging of an uncommitted one, so the live lake holds all of a transaction or none of it.
+A transaction may also append a segment to a partition (lake.py: rows added after its files), and run callbacks
+once committed, still under the lock (what an ingest records about the files it landed).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,19 +55,39 @@ class LakeTransaction:
         self.folder = staging_dir(self.root) / f"{time.time_ns():020d}-{secrets.token_hex(4)}"
         self.moves: list[tuple[str, str]] = []  # (staged, live), relative to the lake folder
         self.removals: list[str] = []
+        self.appended: dict[tuple, int] = {}  # (table, partition items) -> segments staged for it
+        self.after_commit: list[Callable[[], None]] = []  # run once committed and moved, under the lock
         self.committed = False
 
     def write(self, frame: pl.DataFrame, table: str, partition: dict[str, str] | None = None) -> None:
-        """Stage `frame` as the whole of one partition."""
-        live = lake.partition_path(self.root, table, partition).relative_to(lake.lake_dir(self.root))
+        """Stage `frame` as the whole of one partition (its segments are removed with the commit)."""
+        self._stage(frame, lake.partition_path(self.root, table, partition), table, partition)
+        self._remove_files(lake.segment_files(self.root, table, partition))
+
+    def append(self, frame: pl.DataFrame, table: str, partition: dict[str, str] | None = None) -> None:
+        """Stage `frame` as rows added to one partition: its next segment (its base when it has no file yet)."""
+        key = (table, tuple(sorted((partition or {}).items())))
+        taken = self.appended.get(key)
+        if taken is None and not lake.partition_files(self.root, table, partition):
+            target, self.appended[key] = lake.partition_path(self.root, table, partition), 0
+        else:
+            target = lake.next_segment(self.root, table, partition, taken=taken or 0)
+            self.appended[key] = (taken or 0) + 1
+        self._stage(frame, target, table, partition)
+
+    def remove(self, table: str, partition: dict[str, str] | None = None) -> None:
+        """Remove one partition's files on commit."""
+        self._remove_files([lake.partition_path(self.root, table, partition),
+                            *lake.segment_files(self.root, table, partition)])
+
+    def _stage(self, frame: pl.DataFrame, target: Path, table: str, partition: dict[str, str] | None) -> None:
+        live = target.relative_to(lake.lake_dir(self.root))
         staged = Path(f"{len(self.moves):06d}") / live  # a number per write: the same partition twice stays apart
         lake.write_file(frame, self.folder / staged, table, partition)
         self.moves.append((staged.as_posix(), live.as_posix()))
 
-    def remove(self, table: str, partition: dict[str, str] | None = None) -> None:
-        """Remove one partition's file on commit."""
-        live = lake.partition_path(self.root, table, partition).relative_to(lake.lake_dir(self.root))
-        self.removals.append(live.as_posix())
+    def _remove_files(self, files: list[Path]) -> None:
+        self.removals += [f.relative_to(lake.lake_dir(self.root)).as_posix() for f in files]
 
     def commit(self) -> None:
         """Write the manifest (the commit point), then move the staged files into the live lake."""
@@ -79,6 +102,8 @@ class LakeTransaction:
         _fsync_dir(self.folder)
         self.committed = True
         _apply(self.root, self.folder)
+        for callback in self.after_commit:
+            callback()
 
     def rollback(self) -> None:
         """Forget the staged files (a committed transaction is finished by `recover` instead)."""

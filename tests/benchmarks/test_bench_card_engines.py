@@ -9,19 +9,36 @@ from benchmarks import bench_card_engines
 from benchmarks.run_all import ROOT
 
 
-def test_budgets_are_the_demo_presets_reproduces_and_the_papers():
+def test_budgets_are_the_demo_and_reproduce_presets_and_the_papers():
     budgets = bench_card_engines.budgets()
     assert list(budgets) == ["demo", "reproduce", "paper"]
     assert budgets["demo"]["sea_salt_paper"] == (15, 10) and budgets["demo"]["cant_stop"] == (20, 10)
-    assert set(budgets["reproduce"].values()) == {(40, 10)} and set(budgets["paper"].values()) == {(1000, 100)}
+    assert budgets["reproduce"]["dominion"] == (15, 10) and set(budgets["paper"].values()) == {(1000, 100)}
     assert bench_card_engines.BASE_COMMIT == "4412511"
 
 
-@pytest.mark.parametrize("games, settings", [(("chess",), None), (("dominion",), ("quick",))])
-def test_an_unknown_game_or_setting_fails_before_measuring(games, settings, monkeypatch):
+def test_settings_with_one_budget_are_measured_once_and_self_play_skips_the_paper_budget():
+    per_setting = {"demo": {"dominion": (15, 10)}, "reproduce": {"dominion": (15, 10)},
+                   "paper": {"dominion": (1000, 100)}}
+    measure = bench_card_engines._budgets_to_measure
+    assert measure(per_setting, "dominion", None, "decisions") == [
+        ("demo, reproduce", (15, 10), "demo"), ("paper", (1000, 100), "paper")]
+    assert measure(per_setting, "dominion", None, "selfplay") == [("demo, reproduce", (15, 10), "demo")]
+    assert measure(per_setting, "dominion", ("reproduce",), "selfplay") == [("reproduce", (15, 10), "reproduce")]
+
+
+def test_the_self_play_worker_plays_whole_games_and_counts_them():
+    result = bench_card_engines.selfplay_worker("cant_stop", 20, 10, 1)
+    assert result["per_s"] > 0 and result["engines"].endswith("engines")
+
+
+@pytest.mark.parametrize("games, settings, kinds", [(("chess",), None, ("selfplay",)),
+                                                   (("dominion",), ("quick",), ("selfplay",)),
+                                                   (("dominion",), None, ("games",))])
+def test_an_unknown_game_setting_or_kind_fails_before_measuring(games, settings, kinds, monkeypatch):
     monkeypatch.setattr(bench_card_engines, "extract_base", lambda *a: pytest.fail("measured anyway"))
-    with pytest.raises(ValueError, match=r"unknown game\(s\) or setting\(s\) \['(chess|quick)'\]"):
-        bench_card_engines.run(1, games, settings)
+    with pytest.raises(ValueError, match=r"unknown game\(s\) or setting\(s\) \['(chess|quick|games)'\]"):
+        bench_card_engines.run(1, games, settings, kinds)
 
 
 @pytest.mark.parametrize("args", [["x"], ["1", "chess"]])

@@ -247,3 +247,11 @@ def test_a_full_disk_on_a_fresh_run_is_one_line_naming_the_data_directory(tmp_pa
     assert done.returncode == 2
     assert done.stderr == (f"jbag run: error: no space left on the device of data directory {disk / 'data'}; "
                            "free some space and rerun\n")
+
+
+def test_run_help_names_every_built_in_preset():
+    from jbag_pipeline.presets import PRESET_NAMES
+
+    run_parser = cli.build_parser()._subparsers._group_actions[0].choices["run"]
+    preset_help = next(a.help for a in run_parser._actions if a.dest == "preset")
+    assert all(name in preset_help.split(" | ") for name in PRESET_NAMES)

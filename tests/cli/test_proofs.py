@@ -29,6 +29,7 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.storage.catalog import VIEWS, published_dir, publish
 from jbag_pipeline.storage.query import open_catalog, run_query
 from jbag_pipeline.cli.runner import PROCESS_TAG, fail_orphaned_runs, process_tag
+from jbag_pipeline.compute import lifeline
 from tests.helpers.storage import build_catalog, table_glob
 
 REPO = Path(__file__).resolve().parents[2]
@@ -189,6 +190,7 @@ def test_run_killed_mid_write_leaves_previous_partitions_and_rerun_succeeds(base
 
     wait_ok(start_jbag(*SMOKE_RUN, "--data-dir", str(root), log=log), log)
     assert parquet_files(root) == before
+    assert not list(lake.lake_dir(root).rglob(".part-*.tmp"))  # the killed writer's half file is cleaned up
     # the killed run is marked failed, so it no longer holds one of the UI queue's max_concurrent_runs slots
     instance = dg.DagsterInstance.from_config(str(root / "dagster_home"))
     killed = [run for run in instance.get_runs() if run.status == dg.DagsterRunStatus.FAILURE]
@@ -271,7 +273,7 @@ def test_only_runs_of_dead_processes_on_this_host_are_marked_failed():
     instance = dg.DagsterInstance.ephemeral()
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        dead = f"{socket.gethostname()}:{child.pid}:{psutil.Process(child.pid).create_time():.3f}"
+        dead = f"{socket.gethostname()}:{child.pid}:{lifeline.start_of(child.pid)!r}"
     finally:
         child.kill()
         child.wait()
@@ -287,6 +289,18 @@ def test_only_runs_of_dead_processes_on_this_host_are_marked_failed():
     assert statuses == {"run-dead": "FAILURE", "run-alive": "STARTED", "run-elsewhere": "STARTED",
                         "run-untagged": "STARTED", "run-done": "SUCCESS"}
     assert fail_orphaned_runs(instance) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the clock-proof start time is Linux's /proc")
+def test_a_clock_change_does_not_mark_a_live_run_failed(monkeypatch):
+    # psutil's create_time adds the boot time, which moves when the clock is set or a virtual machine is restored;
+    # a run's process is recognised by its start in clock ticks since boot, as the lifeline recognises an owner
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_run(DagsterRun(job_name="j", run_id="run-alive", status=dg.DagsterRunStatus.STARTED,
+                                tags=process_tag()))
+    monkeypatch.setattr(psutil.Process, "create_time", lambda self: 12345.0)
+    assert fail_orphaned_runs(instance) == []
+    assert process_tag()[PROCESS_TAG].endswith(f":{lifeline.start_of(os.getpid())!r}")
 
 
 WRITE_BIG_FRAME = """

@@ -183,3 +183,22 @@ def test_determinize_keeps_only_legal_actions_that_are_still_right(name):
             fresh = sample.clone()
             setattr(fresh, "legal" if name == "sea_salt_paper" else "_legal", None)
             assert cached == fresh.legal_actions()
+
+
+@pytest.mark.parametrize("name", CARD_GAMES)
+def test_a_determinizer_samples_as_fresh_determinize_calls_and_its_samples_are_independent(name):
+    """MCTS samples every iteration from one state.determinizer(seat): each sample equals determinize on a
+    fresh copy with the same rng, survives the previous sample's rollout, and the state stays as it was."""
+    from engines.agents.mcts import random_rollout
+    game = load_game(name)
+    for i, state in enumerate(random_play_states(game, n_games=2, every=11)[:8]):
+        before = state.to_json()
+        for seat in range(game.n_players):
+            sample = state.determinizer(seat)
+            ours, fresh = random.Random(i), random.Random(i)
+            for k in range(3):
+                drawn, expected = sample(ours), state.clone().determinize(seat, fresh)
+                assert drawn.to_json() == expected.to_json() and drawn.legal_actions() == expected.legal_actions()
+                random_rollout(drawn, random.Random(k).random, 30)  # must not leak into the next sample
+            assert ours.random() == fresh.random()
+        assert state.to_json() == before

@@ -35,7 +35,7 @@ INGEST_TABLES = ("ingested_games", "ingested_states", "ingested_tokens", "ingest
 def live_lake(root: Path) -> dict[str, bytes]:
     """Every live file of the ingest tables, by path: what a catalog build would publish of them."""
     return {str(p.relative_to(root)): p.read_bytes() for table in INGEST_TABLES
-            for p in sorted((lake.lake_dir(root) / table).glob("**/part.parquet"))}
+            for p in lake.table_files(root, table)}  # segments included
 
 
 def long_name_file(path: Path) -> Path:

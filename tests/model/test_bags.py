@@ -9,7 +9,7 @@ from scipy.spatial.distance import jensenshannon
 from scipy.special import xlogy
 
 import jbag_pipeline.model.bags as bags_module
-from jbag_pipeline.model.bags import (Vocabulary, jsd, jsd_by_terms, jsd_matrix, jsd_to_prototypes, normalise,
+from jbag_pipeline.model.bags import (Vocabulary, js_by_terms, jsd, jsd_by_changes, jsd_by_terms, jsd_matrix, jsd_to_prototypes, normalise,
                                       prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.prototypes import build_prototypes
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
@@ -159,6 +159,52 @@ def test_jsd_by_terms_agrees_with_the_sparse_kernel():
     assert got == pytest.approx(jsd_matrix(sp.csr_matrix(x), prototypes, outside), abs=1e-12)
     assert got[3].tolist() == [1.0, 1.0, 0.0, 1.0]  # an empty bag: exactly 0 to the empty prototype, 1 to others
     assert got[7] == pytest.approx([1.0] * 4, abs=1e-12)  # mass outside every prototype's columns
+
+
+def test_jsd_by_changes_agrees_with_jsd_by_terms():
+    rng = np.random.default_rng(5)
+    prototypes = rng.integers(0, 5, size=(4, 40)).astype(float)
+    prototypes[1] = 0.0  # a seat that never won
+    shares, empty = row_shares(prototypes, "test")
+    base = rng.integers(0, 3, size=40).astype(float)
+    base[:6] = 0.0
+    n = 30
+    x = np.tile(base, (n, 1))
+    rows, columns, deltas = [], [], []
+    for row in range(1, n):  # row 0 is the base itself
+        for column in sorted(rng.choice(40, size=rng.integers(1, 5), replace=False)):
+            delta = float(rng.integers(-int(x[row, column]), 4))
+            if delta:
+                x[row, column] += delta
+                rows.append(row), columns.append(column), deltas.append(delta)
+    x[5] = 0.0  # an empty row: every base column taken away
+    rows, columns, deltas = zip(*sorted([(r, c, d) for r, c, d in zip(rows, columns, deltas) if r != 5]
+                                        + [(5, c, -base[c]) for c in np.flatnonzero(base)]))
+    outside = rng.integers(0, 3, size=n).astype(float)
+    outside[5] = 0.0
+    totals = (x.sum(axis=1) + outside).tolist()
+    got = jsd_by_changes(base, np.flatnonzero(base), np.array(rows), np.array(columns), np.array(deltas), totals,
+                         shares, empty)
+    expected = jsd_by_terms(x, totals, prototype_terms(shares, empty))
+    assert np.abs(got - expected).max() <= 1e-12
+    assert got[5].tolist() == [1.0, 0.0, 1.0, 1.0]  # an empty bag: exactly 0 to the empty prototype, 1 to others
+    same = [row for row in range(n) if np.array_equal(x[row], base) and outside[row] == outside[0]]
+    assert all(np.array_equal(got[row], got[0]) for row in same)
+
+
+def test_small_batches_values_in_python_equal_the_numpy_path():
+    from jbag_pipeline.model.value import _seat_column, _seat_values_of_js
+    rng = np.random.default_rng(7)
+    prototypes = rng.integers(0, 5, size=(4, 20)).astype(float)
+    prototypes[3] = 0.0  # a seat that never won
+    terms = prototype_terms(*row_shares(prototypes, "test"))
+    x = rng.integers(0, 4, size=(6, 20)).astype(float)
+    x[2] = 0.0
+    totals = (x.sum(axis=1) + rng.integers(0, 3, size=6)).tolist()
+    totals[2] = 0.0  # an empty candidate
+    for seat in range(4):
+        expected = _seat_column(jsd_by_terms(x, totals, terms), seat).tolist()
+        assert _seat_values_of_js(js_by_terms(x, totals, terms).tolist(), totals, terms.empty, seat) == expected
 
 
 class FakeState:

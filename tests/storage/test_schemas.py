@@ -2,6 +2,7 @@
 table schema, and every schema survives a lake write and read unchanged."""
 
 import ast
+import json
 from pathlib import Path
 
 import polars as pl
@@ -12,6 +13,8 @@ from jbag_pipeline.storage import schemas
 
 PACKAGE = Path(__file__).resolve().parents[2] / "jbag_pipeline"
 # frames that never reach the lake as they are, so their schemas stay beside the code that builds them
+# every table's columns and dtypes, in order, as recorded on 2026-12-02
+RECORDED_SCHEMAS = Path(__file__).resolve().parent / "data" / "table_schemas.json"
 INTERNAL_FRAMES = {("agents/evaluation.py", "CONTROL_GAMES_SCHEMA"), ("ingest/trajectories.py", "POSITIONS_SCHEMA"),
                    ("tictactoe/jsonbag.py", "NO_FEATURES_SCHEMA"), ("agents/focal_games.py", "FOCAL_GAMES")}
 
@@ -80,3 +83,11 @@ def test_every_asset_but_the_catalog_and_the_report_writes_a_table_with_a_schema
     assets = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()}
     assert assets - set(schemas.TABLE_SCHEMAS) == {"catalog", "report"}
     assert set(schemas.TABLE_SCHEMAS) <= assets
+
+
+def test_every_recorded_table_keeps_its_schema():
+    """A schema change changes the lake's files: it is made on purpose, with this record (a new table is free)."""
+    recorded = json.loads(RECORDED_SCHEMAS.read_text())
+    current = {table: [[column, str(dtype)] for column, dtype in schema.items()]
+               for table, schema in schemas.TABLE_SCHEMAS.items() if table in recorded}
+    assert current == recorded
