@@ -305,9 +305,10 @@ def _rows_and_op_seconds(outcome) -> tuple[dict[str, int], dict[str, float], dic
         count = mat.metadata.get("dagster/row_count")
         if count is not None:
             rows[mat.asset_key.to_user_string()] = int(count.value)
-        for measure in ("peak_rss_mb", "cpu_seconds"):
+        for measure in ("peak_rss_mb", "cpu_seconds"):  # an op's later outputs carry its usage so far: the largest
             if measure in mat.metadata:
-                used.setdefault(event.step_key, {})[measure] = float(mat.metadata[measure].value)
+                of_op = used.setdefault(event.step_key, {})
+                of_op[measure] = max(of_op.get(measure, 0.0), float(mat.metadata[measure].value))
     usage = {}
     for event in outcome.all_events:
         if event.is_step_success:

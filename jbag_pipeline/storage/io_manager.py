@@ -32,6 +32,7 @@ class LakeIOManager(dg.IOManager):
     def __init__(self, settings: JbagSettings):
         self.settings = settings
         self._measured: tuple[str | None, dict] = (None, {})  # the op last measured and its usage
+        self._loading: str | None = None  # the op whose inputs were loaded last
         usage.mark_start()  # a run's first op starts here, not at the process's start
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame | pl.LazyFrame) -> None:
@@ -53,13 +54,21 @@ class LakeIOManager(dg.IOManager):
         _release(context)
 
     def _op_usage(self, context: dg.OutputContext) -> dict:
-        """Peak RSS (MB) and CPU seconds of the op writing this output, measured at its first output (ops run one
-        after another in a run's process: its inputs were loaded and its body ran since the previous op's)."""
-        if context.step_key != self._measured[0]:
-            self._measured = (context.step_key, usage.take())
-        return self._measured[1]
+        """Peak RSS (MB) and CPU seconds of the op writing this output, since its first input was loaded (an op
+        without inputs: since the previous op's last output; ops run one after another in a run's process); an
+        op's later outputs carry its usage so far, their storing included (the runner reads the largest)."""
+        step, so_far = self._measured
+        more = usage.take()
+        if context.step_key == step:
+            more = {"peak_rss_mb": max(so_far["peak_rss_mb"], more["peak_rss_mb"]),
+                    "cpu_seconds": round(so_far["cpu_seconds"] + more["cpu_seconds"], 3)}
+        self._measured = (context.step_key, more)
+        return more
 
     def load_input(self, context: dg.InputContext) -> pl.DataFrame | pl.LazyFrame:
+        if context.op_def.name != self._loading:  # the op's first input: the previous op has ended
+            self._loading = context.op_def.name
+            usage.mark_start()
         table = context.asset_key.path[-1]
         root = self.settings.root()
         if _wants_lazy(context):

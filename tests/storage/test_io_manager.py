@@ -67,7 +67,20 @@ def scanned(streamed: pl.LazyFrame) -> pl.DataFrame:
     return streamed.filter(pl.col("v") > 1).collect()
 
 
-ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small, streamed, scanned]
+@dg.multi_asset(outs={"first": dg.AssetOut(), "second": dg.AssetOut()})
+def two_outputs():
+    yield dg.Output(pl.DataFrame({"v": [1.0]}), output_name="first")
+    block = np.ones(50_000_000)  # 400 MB after the first output was stored: still this op's
+    yield dg.Output(pl.DataFrame({"v": [float(block.sum())]}), output_name="second")
+
+
+@dg.asset
+def after_two(second: pl.DataFrame) -> pl.DataFrame:
+    return second
+
+
+ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small, streamed, scanned,
+          two_outputs, after_two]
 
 
 def run(root, selection, partition_key=None):
@@ -141,3 +154,17 @@ def test_a_run_forgets_each_stored_output_instead_of_holding_every_table_to_its_
     result = run(tmp_path, ["big", "small"])
     assert result.output_for_node("big") is None and result.output_for_node("small") is None  # the lake has them
     assert lake.read_table(tmp_path, "small")["v"].to_list() == [5e7]
+
+
+def test_an_ops_later_outputs_carry_its_usage_so_far_not_the_next_ops():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        result = run(root, ["first", "second", "after_two"])
+        (first,) = [e for e in result.get_asset_materialization_events()
+                    if e.asset_key == dg.AssetKey("first")]
+        (second,) = [e for e in result.get_asset_materialization_events() if e.asset_key == dg.AssetKey("second")]
+        (after,) = result.asset_materializations_for_node("after_two")
+    peaks = [e.event_specific_data.materialization.metadata["peak_rss_mb"].value for e in (first, second)]
+    assert peaks[1] > peaks[0] + 300  # the 400 MB block is the op's, counted at its later output
+    assert after.metadata["peak_rss_mb"].value < peaks[1] - 300  # and not the next op's, which starts at its input
