@@ -26,6 +26,21 @@ _NO_ITEMS = Items()
 _FEW_CHANGES = 6  # up to this many changed items, a list's own paths are counted item by item, not by multiset
 
 
+def column_counts(tokens: dict[str, int], column: Callable[[str], int]) -> tuple[list[int], list[int], int]:
+    """(columns, counts, mass) of signed token counts: tokens with a column kept, those coded -1 (outside the
+    index) only in the mass, the rest dropped."""
+    columns, counts, mass = [], [], 0
+    for token, times in tokens.items():
+        code = column(token)
+        if code >= 0:
+            columns.append(code)
+            counts.append(times)
+            mass += times
+        elif code == -1:
+            mass += times
+    return columns, counts, mass
+
+
 class PartCounts:
     """Signed column counts between two parts dicts, for a value's columns (`column`: token -> column, or a
     negative code: -1 outside the index but counted in the mass, anything lower not counted)."""
@@ -223,14 +238,7 @@ class PartCounts:
         """The entry of `subtree` living at `paths` (the shared _EMPTY when it has no counted token)."""
         columns, counts, mass = [], [], 0
         if paths:
-            for token, times in self._delta.tokens_of_change(MISSING, subtree, paths).items():
-                column = self._column(token)
-                if column >= 0:
-                    columns.append(column)
-                    counts.append(times)
-                    mass += times
-                elif column == -1:
-                    mass += times
+            columns, counts, mass = column_counts(self._delta.tokens_of_change(MISSING, subtree, paths), self._column)
         self._size += 1
         return (columns, counts, [-times for times in counts], mass) if columns or mass else _EMPTY
 

@@ -19,7 +19,7 @@ from scipy.special import xlogy
 from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
                                       jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
-from jbag_pipeline.model.json_parts import PartCounts
+from jbag_pipeline.model.json_parts import PartCounts, column_counts
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -341,16 +341,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """(columns, signed counts, mass change) of one change, remembered under `key`."""
         if len(self._change_cache) >= _CHANGE_CACHE_LIMIT:
             self._change_cache.clear()
-        columns, counts, mass = [], [], 0
-        for token, times in self._delta.tokens_of_change(before, after, paths).items():
-            column = self._column(token)
-            if column >= 0:
-                columns.append(column)
-                counts.append(times)
-                mass += times
-            elif column == _OUTSIDE:
-                mass += times
-        entry = self._change_cache[key] = (columns, counts, mass)
+        changes = self._delta.tokens_of_change(before, after, paths)
+        entry = self._change_cache[key] = column_counts(changes, self._column)
         return entry
 
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:

@@ -270,7 +270,13 @@ def test_ctrl_c_in_the_prompt_returns_to_the_prompt(root, capsys, monkeypatch):
         return line
 
     monkeypatch.setattr("builtins.input", fake_input)
-    assert cli.main(["sql", "--data-dir", str(root)]) == 0
+    # a terminal's Ctrl-C handler, as an interactive session has it (a background job inherits SIGINT ignored, which
+    # jbag sql deliberately leaves so)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert cli.main(["sql", "--data-dir", str(root)]) == 0
+    finally:
+        signal.signal(signal.SIGINT, previous)
     captured = capsys.readouterr()
     assert "query cancelled (Ctrl-C)" in captured.err and "42" in captured.out
 
