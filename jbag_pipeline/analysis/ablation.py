@@ -96,7 +96,7 @@ def ablation_levels(preset, game: str) -> list[Level]:
     return levels
 
 
-def full_tables(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, games: pl.DataFrame, *,
+def full_tables(state_tokens: pl.DataFrame | pl.LazyFrame, sampled_states: pl.DataFrame, games: pl.DataFrame, *,
                 blacklist: tuple[str, ...], k: int, n_estimators: int, seed: int,
                 memory_limit: str = "4GB") -> HeadlineTables:
     """Winner prototypes at frequency full and the Random-Forest `full` features, with `blacklist` dropped.
