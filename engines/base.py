@@ -102,6 +102,10 @@ class State:
         """The game's own score per seat (the baseline OSLA heuristic)."""
         raise NotImplementedError
 
+    def score(self, seat: int) -> float:
+        """scores()[seat]; an engine whose seats' scores cost much each may compute the one asked for alone."""
+        return self.scores()[seat]
+
     def to_json(self, dialect: str = OURS) -> dict:
         """The full state as a JSON-compatible dict: ours (what is recorded and tokenized) or TAG's ("tag")."""
         raise NotImplementedError

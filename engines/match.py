@@ -36,9 +36,11 @@ def agent_seed(match_seed: int, seat: int) -> int:
     return random.Random(f"agent:{match_seed}:{seat}").getrandbits(63)
 
 
-def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000) -> MatchRecord:
+def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000,
+               record_states: bool = True) -> MatchRecord:
     """Play one game of `game` from `game.new_state(seed)`; agents[seat] plays seat; agents are re-seeded, then
-    those with a begin_game(state, seat) method get the initial state."""
+    those with a begin_game(state, seat) method get the initial state. record_states=False records the actions
+    and the outcome only (`states` stays empty), sparing a to_json() per turn to callers that keep no states."""
     if len(agents) != game.n_players:
         raise ValueError(f"play_match: {game.name} needs {game.n_players} agents, got {len(agents)}")
     if len({id(agent) for agent in agents}) != len(agents):
@@ -52,7 +54,7 @@ def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000) 
         begin_game = getattr(agent, "begin_game", None)
         if callable(begin_game):
             begin_game(state, seat)
-    recorder = _Recorder(seed, state)
+    recorder = _Recorder(seed, state, record_states)
     while not state.is_terminal():
         if recorder.record.n_actions >= max_actions:
             raise RuntimeError(f"play_match: {game.name} with seed {seed} did not end within {max_actions} actions")
@@ -73,10 +75,11 @@ def replay(game: Game, seed: int, actions: list) -> MatchRecord:
 class _Recorder:
     """Applies actions to a state and records it after every completed turn and at the end."""
 
-    def __init__(self, seed: int, state: State):
+    def __init__(self, seed: int, state: State, record_states: bool = True):
         self.record = MatchRecord(seed=seed)
         self.last_player = state.current_player
         self.saved_last = False  # whether the state after the latest action is recorded
+        self.record_states = record_states
 
     def step(self, state: State, action: Action) -> None:
         player, turn = state.current_player, state.turn_counter
@@ -99,6 +102,8 @@ class _Recorder:
         return record
 
     def _save(self, state: State, player: int) -> None:
+        if not self.record_states:
+            return
         states = self.record.states
         states.append(StateRecord(len(states), state.turn_counter, player, state.to_json()))
 

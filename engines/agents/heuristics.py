@@ -24,14 +24,14 @@ class PureScoreValue(MemorylessValue):
     """TAG's PureScoreHeuristic: the seat's raw game score (Can't Stop: completed tracks; Dominion: VP)."""
 
     def value(self, state: State, seat: int) -> float:
-        return float(state.scores()[seat])
+        return float(state.score(seat))
 
 
 class WinLossScaledScoreValue(MemorylessValue):
     """TAG's ScoreHeuristic: the seat's game score, times 1.5 once the game is won and 0.5 once it is lost."""
 
     def value(self, state: State, seat: int) -> float:
-        score, result = float(state.scores()[seat]), _result(state, seat)
+        score, result = float(state.score(seat)), _result(state, seat)
         return score * WIN_FACTOR if result > 0 else score * LOSS_FACTOR if result < 0 else score
 
 

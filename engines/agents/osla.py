@@ -31,6 +31,10 @@ class OSLAAgent:
                              f"{type(value).__name__}")
         self.name = "osla"
         self.value_function: ValueFunction = ScoreValue() if value is None else value
+        # A forced move is played without building and valuing its child when nothing would notice: the value keeps
+        # nothing (MemorylessValue) and child() draws nothing from the agent's RNG (not the simultaneous OSLA's).
+        self._forced_needs_no_child = isinstance(self.value_function, MemorylessValue) and \
+            type(self).child is OSLAAgent.child
         self.reset(seed)
 
     def reset(self, seed: int) -> None:
@@ -54,6 +58,8 @@ class OSLAAgent:
         seat = state.current_player
         sample = state.determinize(seat, self._rng)
         self.value_function.begin_decision(sample, seat)
+        if len(legal) == 1 and self._forced_needs_no_child:  # the tie-break draw below, without valuing a child
+            return legal[self._rng.randrange(1)]
         children = [self.child(sample, action) for action in legal]
         values = self.child_values(legal, children, seat)
         best = max(values)

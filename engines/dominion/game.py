@@ -350,6 +350,12 @@ class DominionState(State):
                                 + VP_3_POINTS * cards.count(VP_3)))
         return scores
 
+    def score(self, seat: int) -> float:
+        """scores()[seat] without counting the other seats' cards (the baseline OSLA values every child by it)."""
+        cards = self.hands[seat] + self.draw_piles[seat] + self.discards[seat] + self.tableaux[seat]
+        return float(VP_1_POINTS * cards.count(VP_1) + VP_2_POINTS * cards.count(VP_2)
+                     + VP_3_POINTS * cards.count(VP_3))
+
     def returns(self) -> list[int]:
         if not self.terminal:
             return [0] * self.n_players

@@ -107,7 +107,7 @@ class SevenWondersState(State):
     """A 7 Wonders position: hands, tableaux, discard pile, resources, boards and the round's choices."""
 
     __slots__ = ("game", "chance_seed", "n_players", "turn_counter", "age", "direction", "hands", "hand_ids", "played",
-                 "discard", "res", "boards", "board_deck", "pending", "builder", "_legal")
+                 "discard", "res", "boards", "board_deck", "pending", "builder", "_legal", "_choices")
 
     def __init__(self, game: SevenWonders, chance_seed: int):
         n = game.n_players
@@ -124,6 +124,10 @@ class SevenWondersState(State):
         self.pending: list = [None] * n
         self.builder = -1  # seat building from the discard pile, or -1
         self._legal = None
+        # Each seat's choices this round, computed once: until the round resolves only `pending` changes, which no
+        # seat's choices read, so clones share the dict (a decision's children each play the other seats' choices);
+        # whatever changes hands, cards or resources starts a new dict.
+        self._choices: dict[int, list] = {}
 
     # -- contract ---------------------------------------------------------------------------------------
 
@@ -168,6 +172,7 @@ class SevenWondersState(State):
         self._legal = None
         self.turn_counter += 1
         if self.builder >= 0:
+            self._choices = {}
             seat, self.builder = self.builder, -1
             if action[0] == "build_discard":
                 self.discard.remove(action[1])
@@ -192,6 +197,7 @@ class SevenWondersState(State):
         other.board_deck = self.board_deck[:]
         other.pending = self.pending[:]
         other._legal = self._legal
+        other._choices = self._choices  # shared: see __init__
         return other
 
     def returns(self) -> list[int]:
@@ -315,7 +321,11 @@ class SevenWondersState(State):
             return []
         if self.builder >= 0:
             return self.discard_builds(self.builder)
-        return self.seat_actions(self.current_player)
+        seat = self.current_player
+        choices = self._choices.get(seat)
+        if choices is None:
+            choices = self._choices[seat] = self.seat_actions(seat)
+        return choices
 
     def _is_free(self, seat: int, card, hand_size: int) -> bool:
         if not card.cost:
@@ -347,6 +357,7 @@ class SevenWondersState(State):
     def _resolve_round(self) -> None:
         """Execute every seat's choice in seat order, then Halicarnassus, rotation and the age end."""
         choices, self.pending = self.pending, [None] * self.n_players
+        self._choices = {}
         for seat, action in enumerate(choices):
             self._execute(seat, action)
         for seat, board in enumerate(self.boards):

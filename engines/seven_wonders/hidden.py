@@ -21,6 +21,7 @@ GUILD_AGE = 3
 def determinize(state, player: int, rng: random.Random):
     """A copy of `state` with everything `player` cannot see re-sampled from `rng`."""
     sample = state.clone()
+    sample._choices = {}  # other seats' hands are re-dealt
     if player != state.current_player:
         sample._legal = None  # the mover's hand is re-dealt; a mover's own choices read nothing hidden from it
     others = [q for q in range(state.n_players) if q != player]

@@ -76,7 +76,7 @@ class SeatGames:
                       for p in range(game.n_players)]
             seed = evaluation_seed(self.base_seed, game.name, seat, index)
             started = time.perf_counter()
-            record = play_match(game, agents, seed=seed)
+            record = play_match(game, agents, seed=seed, record_states=False)  # a row keeps no states
             seconds = time.perf_counter() - started
             rows.append(self._row(game, seat, index, seed, record, seconds))
         return rows

@@ -83,7 +83,7 @@ class FocalSeatGames:
         seed = focal_seed(self.base_seed, self.game_name, self.label, seat, index)
         focal = TimedAgent(self.focal(game, seed))
         agents = [focal if p == seat else TimedAgent(agent) for p, agent in enumerate(self.others(game, seed))]
-        record = play_match(game, agents, seed=seed)
+        record = play_match(game, agents, seed=seed, record_states=False)  # a row keeps no states
         score = (record.returns[seat] > 0) - (record.returns[seat] < 0)
         habits = seat_habits(self.game_name, record.actions, game.n_players)
         own = habits[seat] if habits is not None else None

@@ -2,7 +2,7 @@
 
 Factors, each with the level the preset uses (the default, whose games are evaluation_games' headline rows) and
 one other:
-- `top_k`: the preset's k vs its ablation_top_k, the `full` features re-selected on the same bags.
+- `top_k`: the preset's k vs its ablation_top_k, the `full` features at that k of the same ranking.
 - `normalisation`: `features` (ours: prototypes and trajectory restricted to the selected features, both
   renormalised) vs `all_tokens` (the authors' agent: each prototype normalised over all its tokens,
   value_tables.make_jsonbag_value's option).
@@ -112,15 +112,13 @@ def full_tables(state_tokens: pl.DataFrame | pl.LazyFrame, sampled_states: pl.Da
                           features.filter(pl.col("variant") == "full"))
 
 
-def reselected_features(segmented_bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, *, k: int,
-                        n_estimators: int, seed: int) -> pl.DataFrame:
-    """The `full` features at another k, ranked on the very bags selected_features ranks for `full` (D_(N_S)); of a
-    LazyFrame only those bags are read."""
-    full = segmented_bags.lazy().filter(pl.col("frequency") == "full")
-    last = full.select(pl.col("segment").max()).collect().item()
-    whole = full.filter(pl.col("segment") == last).drop("segment").collect()
-    return select_features(whole, games, k=k, n_estimators=n_estimators, seed=seed).features \
-        .filter(pl.col("variant") == "full")
+def features_at_k(selected_features: pl.DataFrame, k: int) -> pl.DataFrame:
+    """The `full` features at another k, read off selected_features' `none` rows: the ranking of every token by the
+    very forest that ranks `full` (same bags D_(N_S), seed and trees), so none is fitted again; as top_k, at most k
+    tokens and none the forest did not split on."""
+    ranked = selected_features.filter(pl.col("variant") == "none").sort("rank")
+    kept = min(k, int((ranked["importance"] > 0).sum()))
+    return ranked.head(kept).with_columns(pl.lit("full").alias("variant"))
 
 
 def ablation_table(games: pl.DataFrame, control: pl.DataFrame, pair: str) -> pl.DataFrame:

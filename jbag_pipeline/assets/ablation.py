@@ -7,7 +7,7 @@ import polars as pl
 
 from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
-                                             reselected_features)
+                                             features_at_k)
 from jbag_pipeline.analysis.verdicts import HEADLINE
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition, scan_partition
 from jbag_pipeline.model.tokenize import TokenFilter
@@ -18,7 +18,7 @@ from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION
 
 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,
-          deps=["state_tokens", "sampled_states", "segmented_bags", "winner_prototypes", "selected_features"],
+          deps=["state_tokens", "sampled_states", "winner_prototypes", "selected_features"],
           check_specs=[dg.AssetCheckSpec("default_rows_are_the_headline_pair", asset="value_function_ablation")],
           description="The headline pair's value function with one choice changed at a time (top_k, normalisation, "
                       "each turn-order field dropped or kept), each level against the control on the evaluation "
@@ -81,8 +81,7 @@ class _LevelTables:
             return self.default
         if key not in self._built:
             if level.blacklist == preset.blacklist_for(self.game):  # the same bags, another k
-                features = reselected_features(scan_partition(self.settings, "segmented_bags", self.game), self.games,
-                                               k=level.k, n_estimators=preset.rf_trees, seed=preset.seed)
+                features = features_at_k(read_partition(self.settings, "selected_features", self.game), level.k)
                 self._built[key] = HeadlineTables(self.default.prototypes, features)
             else:
                 if self._tokens is None:  # read once, only when some level needs another blacklist (state_tokens

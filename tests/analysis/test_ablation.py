@@ -9,7 +9,7 @@ import pytest
 
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.analysis.ablation import (DROPPED, KEPT, ablation_levels, ablation_table, full_tables,
-                                             reselected_features)
+                                             features_at_k)
 from jbag_pipeline.analysis.statistics import holm, stratified_exact_p, verdict, wilson_interval
 from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.selection import select_features
@@ -127,10 +127,14 @@ def test_a_larger_k_keeps_more_features_ranked_on_the_same_bags(connect4_tables)
     blacklist = PRESET.blacklist_for("connect4")
     segmented = segmented_bags(tokens, sampled, 3, blacklist=blacklist)
     selected = select_features(segmented, games, k=10, n_estimators=10, seed=0).features
-    small = reselected_features(segmented, games, k=10, n_estimators=10, seed=0)
-    large = reselected_features(segmented, games, k=50, n_estimators=10, seed=0)
+    small, large = features_at_k(selected, 10), features_at_k(selected, 50)
     assert small.equals(selected.filter(pl.col("variant") == "full"))  # k 10 is the selected_features `full` list
     assert len(large) > len(small) and large.head(len(small)).equals(small)
+    whole = segmented.filter(pl.col("segment") == segmented["segment"].max()).filter(pl.col("frequency") == "full")
+    refitted = select_features(whole.drop("segment"), games, k=50, n_estimators=10, seed=0).features
+    assert large.equals(refitted.filter(pl.col("variant") == "full"))  # the forest fitted again ranks the same
+    assert features_at_k(selected, 10_000).equals(selected.filter(pl.col("variant") == "none").filter(
+        pl.col("importance") > 0).with_columns(pl.lit("full").alias("variant")))  # never a token without a split
     default = full_tables(tokens, sampled, games, blacklist=blacklist, k=10, n_estimators=10, seed=0)
     assert default.features.equals(small)
 

@@ -273,3 +273,20 @@ def test_agents_refuse_a_finished_game(agent):
 
 def test_agents_have_names():
     assert [a.name for a in (RandomAgent(), MCTSAgent(), OSLAAgent())] == ["random", "mcts", "osla"]
+
+
+@pytest.mark.parametrize("name", ["dominion", "sea_salt_paper", "cant_stop"])
+def test_a_forced_move_unvalued_plays_the_same_games(name):
+    """Baseline OSLAs skip building and valuing the one child of a forced move; the games stay the same."""
+    from engines.agents import baseline_agent
+    from engines.match import play_match
+
+    game = load_game(name)
+    for seed in range(2):
+        fast = [baseline_agent(name) for _ in range(game.n_players)]
+        slow = [baseline_agent(name) for _ in range(game.n_players)]
+        for agent in slow:
+            agent._forced_needs_no_child = False
+        assert all(agent._forced_needs_no_child for agent in fast)
+        played = play_match(game, fast, seed, record_states=False)
+        assert played.actions == play_match(game, slow, seed, record_states=False).actions

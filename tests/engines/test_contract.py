@@ -180,6 +180,7 @@ def test_returns_scores_and_legal_actions(name):
             assert len(returns) == n and len(scores) == n == state.n_players
             assert all(type(r) is int and r in (-1, 0, 1) for r in returns)
             assert all(type(s) is float for s in scores)
+            assert [state.score(seat) for seat in range(n)] == scores  # one seat's score alone, the same
             assert 0 <= state.current_player < n
             doc = state.to_json()
             if not state.is_terminal():

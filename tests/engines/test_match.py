@@ -124,6 +124,16 @@ def test_states_are_recorded_at_turn_ends_and_the_terminal_state_once():
     assert [(s.turn, s.player) for s in exact.states] == [(1, 0), (2, 1)]
 
 
+@pytest.mark.parametrize("name", ["connect4", "dominion"])
+def test_a_match_without_states_is_the_same_match(name):
+    game = load_game(name)
+    full = play_match(game, [OSLAAgent() for _ in range(game.n_players)], seed=6)
+    bare = play_match(game, [OSLAAgent() for _ in range(game.n_players)], seed=6, record_states=False)
+    assert full.states and bare.states == []
+    assert (bare.actions, bare.returns, bare.scores, bare.winner, bare.n_actions) == \
+        (full.actions, full.returns, full.scores, full.winner, full.n_actions)
+
+
 def test_runaway_games_and_bad_seating_raise_clear_errors():
     with pytest.raises(RuntimeError, match="two_step with seed 7 did not end within 10 actions"):
         play_match(TwoStepGame(length=50), random_pair(), seed=7, max_actions=10)

@@ -594,3 +594,28 @@ def test_agents_never_read_hidden_state():
             assert make().choose(state) == make().choose(other)
         checked += 1
     assert checked == 6
+
+
+def test_a_rounds_choices_computed_once_are_every_childs_choices():
+    """Clones share each seat's choices until the round resolves: in every child of a position, whatever the
+    earlier seats chose, each later seat's legal actions are the ones computed afresh, and so after a
+    determinization (re-dealt hands) and in the next round."""
+    state, rng = load_game("seven_wonders").new_state(5), random.Random(5)
+    checked = 0
+    while not state.is_terminal():
+        for child_seed in range(3):
+            child, child_rng = state.clone(), random.Random(child_seed)
+            if child_seed == 2:
+                child = child.determinize(child.current_player, child_rng)
+            for _ in range(child.n_players + 1):
+                if child.is_terminal():
+                    break
+                fresh = (child.discard_builds(child.builder) if child.builder >= 0
+                         else child.seat_actions(child.current_player))
+                legal = child.legal_actions()
+                assert legal == fresh
+                child.apply(legal[child_rng.randrange(len(legal))])
+                checked += 1
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    assert checked > 300
