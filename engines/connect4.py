@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Hashable
 
 import engines.connect4_tag as connect4_tag
-from engines.base import OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json
+from engines.base import (OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_changes,
+                          common_json, same_game)
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -46,6 +47,10 @@ class Connect4(Game):
         self.cells_format = f"0{cols * self.height}x"
         self.row_slices = tuple(slice(start, None, -self.height)
                                 for start in range(cols * self.height - rows, cols * self.height))
+        # json_changes: a cell's bit -> (its location in to_json, its column); a column's heights location
+        self.cell_places = {1 << (c * self.height + bit_row): (("board", rows - 1 - bit_row, c), c)
+                            for c in range(cols) for bit_row in range(rows)}
+        self.height_locations = tuple(("heights", c) for c in range(cols))
         self.min_win_moves = 2 * win - 1
         self.run_shifts = [(step, _doubling_shifts(step, win)) for step in (1, self.height, self.height + 1, self.height - 1)]
         self.shift_groups = tuple(tuple(shifts) for _, shifts in self.run_shifts)
@@ -239,6 +244,39 @@ class Connect4State(AlternatingTwoSeatState):
     def key(self) -> Hashable:
         return self.seat_bits()
 
+    def json_changes(self, reference) -> list[tuple] | None:
+        """The to_json() values in which this state differs from `reference` (State.json_changes), from the
+        bitboards: each changed cell, the heights of its column, the winning cells, the move count, the common fields."""
+        if type(reference) is not Connect4State or not same_game(reference._game, self._game):
+            return None
+        game, found = self._game, []
+        old0, old1 = reference.seat_bits()
+        new0, new1 = self.seat_bits()
+        changed = (old0 ^ new0) | (old1 ^ new1)
+        if changed:
+            places, touched = game.cell_places, set()
+            while changed:
+                bit = changed & -changed
+                changed ^= bit
+                location, column = places[bit]
+                found.append((location, _cell(old0, old1, bit), _cell(new0, new1, bit)))
+                touched.add(column)
+            old_mask, new_mask = reference._mask, self._mask
+            for column in sorted(touched):
+                bits = game.column[column]
+                before, after = (old_mask & bits).bit_count(), (new_mask & bits).bit_count()
+                if before != after:
+                    found.append((game.height_locations[column], before, after))
+        if reference._winner >= 0 or self._winner >= 0:
+            before = game.run_cells((old0, old1)[reference._winner]) if reference._winner >= 0 else []
+            after = game.run_cells((new0, new1)[self._winner]) if self._winner >= 0 else []
+            if before != after:
+                found.append((_WINNER_CELLS, before, after))
+        if reference._moves != self._moves:
+            found.append((_MOVE_COUNT, reference._moves, self._moves))
+        common_changes(reference, self, found)
+        return found
+
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS and check_dialect("connect4", dialect) == TAG:
             return connect4_tag.tag_json(self)
@@ -255,3 +293,11 @@ class Connect4State(AlternatingTwoSeatState):
             "moveCount": self._moves,
             **common_json(self, "Connect4"),
         }
+
+
+_WINNER_CELLS, _MOVE_COUNT = ("winnerCells",), ("moveCount",)
+
+
+def _cell(seat0: int, seat1: int, bit: int) -> str:
+    """The to_json cell of `bit` ("o" where both seats hold it, as to_json codes it)."""
+    return PIECES[1] if seat1 & bit else PIECES[0] if seat0 & bit else EMPTY
