@@ -182,6 +182,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
+        self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _listed_change_columns
         self._part_counts = PartCounts(self._delta, self._column)
         self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
         self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
@@ -194,7 +195,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
         self._reference_parts: dict = {}  # the same sample's json_parts, when states are counted by parts
+        self._reference_state = None  # a copy of the same sample, when states are counted by json_changes
         self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
+        self._by_changes: bool | None = None  # whether they are counted by json_changes (known at its first)
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
         self._set_base(np.zeros(len(self.features)), 0)  # trajectory plus reference: what children add to
 
@@ -204,7 +207,16 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         columns, counts = [], []
         reference_counts = self._reference_counts  # never changed in place: a new array when it changes
-        if self._counted_by_parts(state):
+        if self._counted_by_changes(state):
+            old = self._reference_state
+            changes = None if old is None else state.json_changes(old)
+            if changes is None:  # the game's first sample (or one of another game): counted afresh
+                reference_counts = np.zeros(len(self.features))
+                mass = self._change_columns({}, state.to_json(), columns, counts)
+            else:
+                mass = self._reference_mass + self._listed_change_columns(changes, columns, counts)
+            self._reference_state = state.clone()
+        elif self._counted_by_parts(state):
             parts, old, mass = state.json_parts(), self._reference_parts, self._reference_mass
             if self._forget_parts(state):  # count the sample afresh: every part of a reference is remembered
                 old, mass, reference_counts = {}, 0, np.zeros(len(self.features))
@@ -221,6 +233,12 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self.trajectory_outside += mass - reference_counts.sum()
         self._trajectory_mass += mass
         self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+
+    def _counted_by_changes(self, state) -> bool:
+        """Whether states are counted by json_changes: decided by the game's first state (all of one engine)."""
+        if self._by_changes is None:
+            self._by_changes = self.counts_by_changes and state.json_changes(state) is not None
+        return self._by_changes
 
     def _counted_by_parts(self, state) -> bool:
         """Whether states are counted by json_parts: decided by the game's first state (all of one engine)."""
@@ -258,7 +276,18 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         base_mass = self._base_mass
         columns, counts, lengths, totals = [], [], [], []
-        if states and self._counted_by_parts(states[0]):
+        if states and self._counted_by_changes(states[0]):
+            reference, listed = self._reference_state, self._listed_change_columns
+            for state in states:
+                size = len(columns)
+                changes = None if reference is None else state.json_changes(reference)
+                if changes is None:  # valued before any decision, or of another game: the documents' difference
+                    old = {} if reference is None else reference.to_json()
+                    totals.append(base_mass + self._change_columns(old, state.to_json(), columns, counts))
+                else:
+                    totals.append(base_mass + listed(changes, columns, counts))
+                lengths.append(len(columns) - size)
+        elif states and self._counted_by_parts(states[0]):
             if self._parts_game is None:  # valued before any decision: nothing is remembered yet
                 self._forget_parts(states[0])
             reference, change = self._reference_parts, self._part_counts.change
@@ -315,6 +344,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return np.insert(known, np.searchsorted(known, extra), extra) if len(extra) else known
 
     counts_by_parts = True  # states that offer json_parts are counted by them (their to_json() in our dialect)
+    counts_by_changes = True  # states that offer json_changes are counted by them (before parts; our dialect too)
 
     def document(self, state) -> dict:
         """The JSON document of `state` that is tokenized (our own dialect)."""
@@ -336,6 +366,35 @@ class DeterminizedJsonBagValue(JsonBagValue):
             counts += entry[1]
             mass += entry[2]
         return mass
+
+    def _listed_change_columns(self, changes: list[tuple], columns: list, counts: list) -> int:
+        """_change_columns of the changes a state lists (State.json_changes: location, before, after), each
+        change's counts cached under the change itself (a location's paths are fixed for this value)."""
+        cache, mass = self._listed_cache, 0
+        for change in changes:
+            try:
+                entry = cache.get(change)
+            except TypeError:  # a container on one side: keyed by its JSON text
+                location, before, after = change
+                change = (location, _hashable(before), _hashable(after))
+                entry = cache.get(change)
+            if entry is None:
+                entry = self._cache_listed(change)
+            columns += entry[0]
+            counts += entry[1]
+            mass += entry[2]
+        return mass
+
+    def _cache_listed(self, change: tuple) -> tuple[list, list, int]:
+        """(columns, signed counts, mass change) of one listed change, remembered under the change."""
+        if len(self._listed_cache) >= _CHANGE_CACHE_LIMIT:
+            self._listed_cache.clear()
+        location, before, after = change
+        before, after = _json_value(before), _json_value(after)
+        paths = self._part_counts.paths(location)
+        tokens = self._delta.tokens_of_change(before, after, paths) if paths else {}
+        entry = self._listed_cache[change] = column_counts(tokens, self._column)
+        return entry
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
         """(columns, signed counts, mass change) of one change, remembered under `key`."""
@@ -394,6 +453,7 @@ class TagDocumentValue(DeterminizedJsonBagValue):
     state: begin_game, which OSLAAgent calls with the seat's sample of it (TAG's initializePlayer)."""
 
     counts_by_parts = False  # json_parts describe our dialect's document
+    counts_by_changes = False  # so do json_changes
 
     def document(self, state) -> dict:
         return state.to_json(dialect="tag")
@@ -506,3 +566,8 @@ def _hashable(value):
     """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
     their orjson bytes."""
     return orjson.dumps(value) if type(value) in _CONTAINERS else value
+
+
+def _json_value(value):
+    """A listed change's side as JSON: a container keyed by its orjson bytes read back."""
+    return orjson.loads(value) if type(value) is bytes else value
