@@ -20,6 +20,7 @@ from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
                                       jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.json_parts import PartCounts, column_counts
+from jbag_pipeline.model.jsd_compiled import compiled_seat_values
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -302,6 +303,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
+        kernel = compiled_seat_values()
+        if kernel is not None:  # one compiled call for the whole batch
+            return kernel(base, self._shares, self._plogp, self._empty, np.array(columns, dtype=np.int64),
+                                        np.array(counts, dtype=float), np.array(lengths, dtype=np.int64),
+                                        np.array(totals, dtype=float), seat)
         if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
                 n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
