@@ -69,17 +69,16 @@ def same_game(first: "Game", second: "Game") -> bool:
     return first is second or (type(first) is type(second) and first.params == second.params)
 
 
-def common_changes(old: "State", new: "State", found: list) -> None:
-    """Append to `found` the common_json fields in which `new` differs from `old` (State.json_changes' shared part;
-    both states of one game, so gameType and nPlayers are equal)."""
-    if old.turn_counter != new.turn_counter:
-        found.append((_TURN_COUNTER, old.turn_counter, new.turn_counter))
-    old_end, new_end = old.is_terminal(), new.is_terminal()
-    old_owner = -1 if old_end else old.current_player
-    new_owner = -1 if new_end else new.current_player
+def turn_changes(old_turn: int, new_turn: int, old_owner: int, new_owner: int, old: "State", new: "State",
+                 found: list) -> None:
+    """Append to `found` the common_json fields in which `new` differs from `old` (State.json_changes' shared part,
+    both states of one game: gameType and nPlayers are equal), from their turn counters and turn owners (-1 once the
+    game is over)."""
+    if old_turn != new_turn:
+        found.append((_TURN_COUNTER, old_turn, new_turn))
     if old_owner != new_owner:
         found.append((_TURN_OWNER, old_owner, new_owner))
-    if old_end or new_end:
+    if old_owner < 0 or new_owner < 0:  # a game over on either side: its outcome fields may differ
         before, after = common_json(old, ""), common_json(new, "")
         for key in ("gameStatus", "playerResults"):
             if before[key] != after[key]:

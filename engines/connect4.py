@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Hashable
 
 import engines.connect4_tag as connect4_tag
-from engines.base import (OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_changes,
-                          common_json, same_game)
+from engines.base import (OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json,
+                          same_game, turn_changes)
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -247,34 +247,37 @@ class Connect4State(AlternatingTwoSeatState):
     def json_changes(self, reference) -> list[tuple] | None:
         """The to_json() values in which this state differs from `reference` (State.json_changes), from the
         bitboards: each changed cell, the heights of its column, the winning cells, the move count, the common fields."""
-        if type(reference) is not Connect4State or not same_game(reference._game, self._game):
+        if type(reference) is not Connect4State or (reference._game is not self._game and
+                                                     not same_game(reference._game, self._game)):
             return None
         game, found = self._game, []
-        old0, old1 = reference.seat_bits()
-        new0, new1 = self.seat_bits()
-        changed = (old0 ^ new0) | (old1 ^ new1)
+        old_moves, moves, old_mask, mask = reference._moves, self._moves, reference._mask, self._mask
+        old_x = reference._current if old_moves & 1 == 0 else old_mask ^ reference._current  # seat 0's pieces
+        new_x = self._current if moves & 1 == 0 else mask ^ self._current
+        changed = (old_x ^ new_x) | (old_mask ^ mask)  # where seat 0's pieces or all pieces differ
         if changed:
-            places, touched = game.cell_places, set()
+            places, columns = game.cell_places, []
             while changed:
                 bit = changed & -changed
                 changed ^= bit
                 location, column = places[bit]
-                found.append((location, _cell(old0, old1, bit), _cell(new0, new1, bit)))
-                touched.add(column)
-            old_mask, new_mask = reference._mask, self._mask
-            for column in sorted(touched):
+                found.append((location, _cell(old_x, old_mask, bit), _cell(new_x, mask, bit)))
+                if column not in columns:
+                    columns.append(column)
+            for column in columns:
                 bits = game.column[column]
-                before, after = (old_mask & bits).bit_count(), (new_mask & bits).bit_count()
+                before, after = (old_mask & bits).bit_count(), (mask & bits).bit_count()
                 if before != after:
                     found.append((game.height_locations[column], before, after))
         if reference._winner >= 0 or self._winner >= 0:
-            before = game.run_cells((old0, old1)[reference._winner]) if reference._winner >= 0 else []
-            after = game.run_cells((new0, new1)[self._winner]) if self._winner >= 0 else []
+            before = game.run_cells(reference.seat_bits()[reference._winner]) if reference._winner >= 0 else []
+            after = game.run_cells(self.seat_bits()[self._winner]) if self._winner >= 0 else []
             if before != after:
                 found.append((_WINNER_CELLS, before, after))
-        if reference._moves != self._moves:
-            found.append((_MOVE_COUNT, reference._moves, self._moves))
-        common_changes(reference, self, found)
+        if old_moves != moves:
+            found.append((_MOVE_COUNT, old_moves, moves))
+        turn_changes(old_moves, moves, -1 if reference._over else old_moves & 1, -1 if self._over else moves & 1,
+                     reference, self, found)
         return found
 
     def to_json(self, dialect: str = OURS) -> dict:
@@ -298,6 +301,6 @@ class Connect4State(AlternatingTwoSeatState):
 _WINNER_CELLS, _MOVE_COUNT = ("winnerCells",), ("moveCount",)
 
 
-def _cell(seat0: int, seat1: int, bit: int) -> str:
-    """The to_json cell of `bit` ("o" where both seats hold it, as to_json codes it)."""
-    return PIECES[1] if seat1 & bit else PIECES[0] if seat0 & bit else EMPTY
+def _cell(seat0: int, mask: int, bit: int) -> str:
+    """The to_json cell of `bit`, given seat 0's pieces and all pieces."""
+    return (PIECES[0] if seat0 & bit else PIECES[1]) if mask & bit else EMPTY

@@ -12,8 +12,8 @@ from __future__ import annotations
 from array import array
 
 import engines.dots_and_boxes_tag as dots_and_boxes_tag
-from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_changes, common_json,
-                          returns_from_scores, same_game)
+from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores,
+                          same_game, turn_changes)
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
@@ -205,7 +205,8 @@ class DotsAndBoxesState(State):
     def json_changes(self, reference) -> list[tuple] | None:
         """The to_json() values in which this state differs from `reference` (State.json_changes), from the bit
         sets: each line and box whose owner changed, the box counts, the common fields."""
-        if type(reference) is not DotsAndBoxesState or not same_game(reference.game, self.game):
+        if type(reference) is not DotsAndBoxesState or (reference.game is not self.game and
+                                                         not same_game(reference.game, self.game)):
             return None
         game, found = self.game, []
         _owner_changes(reference.lines_by, self.lines_by, game.line_locations, found)
@@ -216,7 +217,9 @@ class DotsAndBoxesState(State):
                 before, after = old_boxes[seat].bit_count(), new_boxes[seat].bit_count()
                 if before != after:
                     found.append((location, before, after))
-        common_changes(reference, self, found)
+        all_boxes = game.all_boxes
+        turn_changes(reference.turn_counter, self.turn_counter, -1 if reference.owned == all_boxes else reference.player,
+                     -1 if self.owned == all_boxes else self.player, reference, self, found)
         return found
 
     def to_json(self, dialect: str = OURS) -> dict:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import (OURS, AlternatingTwoSeatState, Game, Items, check_dialect, check_params, common_changes,
-                          common_json, common_key)
+from engines.base import (OURS, AlternatingTwoSeatState, Game, Items, check_dialect, check_params, common_json,
+                          common_key, turn_changes)
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -27,6 +27,7 @@ LINE_CELLS = tuple(tuple((cell // 3, cell % 3) for cell in range(9)
                    for board in range(512))
 
 CELL_LOCATIONS = tuple(("board", cell // 3, cell % 3) for cell in range(9))  # json_changes: a cell's location
+_WINNER_CELLS, _MOVE_COUNT = ("winnerCells",), ("moveCount",)
 
 
 class TicTacToe(Game):
@@ -142,10 +143,12 @@ class TicTacToeState(AlternatingTwoSeatState):
         if reference._winner >= 0 or self._winner >= 0:
             before, after = reference._winner_cells(), self._winner_cells()
             if before != after:
-                found.append((("winnerCells",), before, after))
-        if reference._moves != self._moves:
-            found.append((("moveCount",), reference._moves, self._moves))
-        common_changes(reference, self, found)
+                found.append((_WINNER_CELLS, before, after))
+        old_moves, moves = reference._moves, self._moves
+        if old_moves != moves:
+            found.append((_MOVE_COUNT, old_moves, moves))
+        turn_changes(old_moves, moves, -1 if reference._over else old_moves & 1, -1 if self._over else moves & 1,
+                     reference, self, found)
         return found
 
     def _winner_cells(self) -> list[list[int]]:

@@ -184,6 +184,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
         self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _listed_change_columns
+        self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
         self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
         self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
@@ -211,9 +212,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         if self._counted_by_changes(state):
             old = self._reference_state
             changes = None if old is None else state.json_changes(old)
-            if changes is None:  # the game's first sample (or one of another game): counted afresh
-                reference_counts = np.zeros(len(self.features))
-                mass = self._change_columns({}, state.to_json(), columns, counts)
+            if changes is None:  # the game's first sample (or one of another game)
+                reference_counts, mass = self._anchored_counts(state, columns, counts)
             else:
                 mass = self._reference_mass + self._listed_change_columns(changes, columns, counts)
             self._reference_state = state.clone()
@@ -234,6 +234,20 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self.trajectory_outside += mass - reference_counts.sum()
         self._trajectory_mass += mass
         self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+
+    def _anchored_counts(self, state, columns: list, counts: list) -> tuple[np.ndarray, int]:
+        """(counts, mass) to which `state`'s changes from the anchor are added (the first state counted afresh,
+        kept across games: each game's first sample differs from it by a few moves, not a whole document), those
+        changes extending columns and counts; a state of another game is counted afresh and becomes the anchor."""
+        anchor = self._anchor
+        changes = None if anchor is None else state.json_changes(anchor[0])
+        if changes is None:
+            found_columns, found_counts = [], []
+            mass = self._change_columns({}, state.to_json(), found_columns, found_counts)
+            anchor_counts = np.bincount(np.asarray(found_columns, dtype=np.int64), found_counts, len(self.features))
+            anchor = self._anchor = (state.clone(), anchor_counts, mass)
+            return anchor[1], anchor[2]
+        return anchor[1], anchor[2] + self._listed_change_columns(changes, columns, counts)
 
     def _counted_by_changes(self, state) -> bool:
         """Whether states are counted by json_changes: decided by the game's first state (all of one engine)."""
