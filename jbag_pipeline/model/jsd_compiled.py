@@ -18,18 +18,17 @@ import numpy as np
 _HALF_PER_LN2 = 0.5 / math.log(2.0)
 
 
-def seat_values_by_changes(base: np.ndarray, shares: np.ndarray, plogp: np.ndarray, empty: np.ndarray,
-                           columns: np.ndarray, counts: np.ndarray, lengths: np.ndarray, totals: np.ndarray,
-                           seat: int) -> np.ndarray:
+def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.ndarray, plogp: np.ndarray,
+                           empty: np.ndarray, columns: np.ndarray, counts: np.ndarray, lengths: np.ndarray,
+                           totals: np.ndarray, seat: int) -> np.ndarray:
     """V_seat of n candidates: candidate i is `base` (V,) plus counts[e] at columns[e] for its lengths[i] entries
-    (in order), whole mass totals[i]; prototypes are the rows of `shares` (k, V), plogp = xlogy(shares, shares),
-    `empty` the prototypes without mass.
+    (in order), whole mass totals[i]; `nonzero` are the base's columns with counts (ascending); prototypes are the
+    rows of `shares` (k, V), plogp = xlogy(shares, shares), `empty` the prototypes without mass.
 
     JS in bits is 1 + sum over columns of g(t, p) / (2 ln 2), g(t, p) = t ln t + p ln p - (t+p) ln(t+p), 0 where
     t or p is 0: the base's columns are summed once per distinct total, then each candidate's changed columns
     (merged, in column order, so that equal candidates get equal values) corrected."""
     n, k = len(lengths), shares.shape[0]
-    nonzero = np.flatnonzero(base)
     values = np.empty(n)
     known_totals = np.empty(n)
     known_sums = np.zeros((n, k))

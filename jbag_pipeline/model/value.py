@@ -32,6 +32,9 @@ _CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
 _SMALL_BATCH = 64  # up to this many (candidate, seat) distances, the last steps are taken in Python
 _BY_CHANGES_MIN = 4096  # from this many (candidate, base column) cells on, the JSD may be taken by changes
+# up to this many logarithms of the base's columns (distinct totals x its columns x prototypes), a batch is valued
+# by the compiled loop (one scalar log each); above, numpy's vectorised logs win (7 Wonders unrestricted)
+_COMPILED_LOGS = 8192
 
 
 def seat_values(distances: np.ndarray) -> np.ndarray:
@@ -318,10 +321,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
         kernel = compiled_seat_values()
-        if kernel is not None:  # one compiled call for the whole batch
-            return kernel(base, self._shares, self._plogp, self._empty, np.array(columns, dtype=np.int64),
-                                        np.array(counts, dtype=float), np.array(lengths, dtype=np.int64),
-                                        np.array(totals, dtype=float), seat)
+        if kernel is not None and len(set(totals)) * len(self._nonzero_base()) * len(self._empty) <= _COMPILED_LOGS:
+            return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty,
+                          np.array(columns, dtype=np.int64), np.array(counts, dtype=float),
+                          np.array(lengths, dtype=np.int64), np.array(totals, dtype=float), seat)
         if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
                 n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
