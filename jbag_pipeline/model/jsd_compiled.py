@@ -1,11 +1,12 @@
-"""A decision's JSON-Bag values in one compiled call: each candidate's counts as the base plus its changes, the JSD
-to every prototype by changes (bags.jsd_by_changes' formula) and V_seat, with numba when it is installed.
+"""A decision's JSON-Bag arithmetic in compiled calls (numba, when it is installed): the counts a decision's sample
+adds (advance_counts), and its candidates' values, each candidate as the base plus its changes, the JSD to every
+prototype by changes (bags.jsd_by_changes' formula) and V_seat (seat_values_by_changes).
 
 A decision's candidates differ from their base in a few columns, so the numpy batch spends its time in a dozen
-small calls per decision, more than the bitboard games' baseline spends on a whole decision. This loop does the
-same arithmetic in one call. `seat_values_by_changes` is the plain Python function, the reference the compiled
-one is tested against; compiled_seat_values() the numba version, None when numba cannot be imported (the value
-then keeps its numpy batch, equal to 1e-12).
+small calls per decision, more than the bitboard games' baseline spends on a whole decision; these loops do the
+same arithmetic in one call each. The functions here are plain Python, the reference their compiled versions are
+tested against; compiled(function) is the numba version, None when numba cannot be imported (the value then keeps
+its numpy code, equal to 1e-12).
 """
 
 from __future__ import annotations
@@ -106,12 +107,25 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     return values
 
 
+def advance_counts(reference: np.ndarray, trajectory: np.ndarray, columns: np.ndarray,
+                   counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+    """A decision's new reference (the last plus counts[e] at columns[e]), the trajectory with it added, the base
+    (trajectory plus reference: what the children add to), the reference's sum and the base's non-zero columns;
+    new arrays, the given ones unchanged. Counts are whole numbers, so every order of the sums gives these."""
+    reference = reference.copy()
+    for e in range(len(columns)):
+        reference[columns[e]] += counts[e]
+    trajectory = trajectory + reference
+    base = trajectory + reference
+    return reference, trajectory, base, reference.sum(), np.flatnonzero(base)
+
+
 @functools.cache
-def compiled_seat_values():
-    """seat_values_by_changes compiled by numba (at the first call: numba's import and compilation cost about a
-    second each, and the machine code is cached on disk beside this module), or None when numba is not installed."""
+def compiled(function):
+    """`function` (one of this module's) compiled by numba at the first call (numba's import and a compilation
+    cost about a second each; the machine code is cached on disk beside this module), None without numba."""
     try:
         import numba
     except ImportError:
         return None
-    return numba.njit(cache=True, nogil=True)(seat_values_by_changes)
+    return numba.njit(cache=True, nogil=True)(function)

@@ -20,7 +20,7 @@ from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
                                       jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.json_parts import PartCounts, column_counts
-from jbag_pipeline.model.jsd_compiled import compiled_seat_values
+from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -230,13 +230,19 @@ class DeterminizedJsonBagValue(JsonBagValue):
             doc = self.document(state)
             mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
             self._reference = doc
-        if columns:
-            reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
+        advance = compiled(advance_counts)
+        if advance is not None:  # one compiled call for what follows
+            reference_counts, self.trajectory, base, reference_sum, nonzero = advance(
+                reference_counts, self.trajectory, np.array(columns, dtype=np.int64), np.array(counts, dtype=float))
+        else:
+            if columns:
+                reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
+            self.trajectory = self.trajectory + reference_counts
+            base, reference_sum, nonzero = self.trajectory + reference_counts, reference_counts.sum(), None
         self._reference_counts, self._reference_mass = reference_counts, mass
-        self.trajectory = self.trajectory + reference_counts
-        self.trajectory_outside += mass - reference_counts.sum()
+        self.trajectory_outside += mass - reference_sum
         self._trajectory_mass += mass
-        self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+        self._set_base(base, self._trajectory_mass + mass, nonzero)
 
     def _anchored_counts(self, state, columns: list, counts: list) -> tuple[np.ndarray, int]:
         """(counts, mass) to which `state`'s changes from the anchor are added (the first state counted afresh,
@@ -279,10 +285,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
             return True
         return False
 
-    def _set_base(self, base: np.ndarray, mass: float) -> None:
-        """What every child adds its changes to; the columns where it has counts are found when first needed."""
+    def _set_base(self, base: np.ndarray, mass: float, nonzero: np.ndarray | None = None) -> None:
+        """What every child adds its changes to; the columns where it has counts (`nonzero`, else found when first
+        needed)."""
         self._base, self._base_mass = base, mass
-        self._base_columns: np.ndarray | None = None
+        self._base_columns: np.ndarray | None = nonzero
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
@@ -320,7 +327,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
-        kernel = compiled_seat_values()
+        kernel = compiled(seat_values_by_changes)
         if kernel is not None and len(set(totals)) * len(self._nonzero_base()) * len(self._empty) <= _COMPILED_LOGS:
             return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty,
                           np.array(columns, dtype=np.int64), np.array(counts, dtype=float),

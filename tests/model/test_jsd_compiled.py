@@ -13,12 +13,12 @@ from scipy.special import xlogy
 from engines import load_game
 from jbag_pipeline.model import value as value_module
 from jbag_pipeline.model.bags import jsd_by_terms, prototype_terms, row_shares
-from jbag_pipeline.model.jsd_compiled import compiled_seat_values, seat_values_by_changes
+from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
 from jbag_pipeline.model.tokenize import tokenize_state
 from jbag_pipeline.model.value import DeterminizedJsonBagValue, seat_values
 from tests.engines.test_json_changes import random_states
 
-needs_numba = pytest.mark.skipif(compiled_seat_values() is None, reason="numba is not installed")
+needs_numba = pytest.mark.skipif(compiled(seat_values_by_changes) is None, reason="numba is not installed")
 
 
 def random_batch(rng: np.random.Generator) -> tuple:
@@ -63,7 +63,7 @@ def test_the_compiled_loop_equals_the_plain_one(seed):
     rng = np.random.default_rng(seed)
     batch, _ = random_batch(rng)
     seat = int(rng.integers(0, batch[2].shape[0]))
-    np.testing.assert_allclose(compiled_seat_values()(*batch, seat), seat_values_by_changes(*batch, seat), rtol=0,
+    np.testing.assert_allclose(compiled(seat_values_by_changes)(*batch, seat), seat_values_by_changes(*batch, seat), rtol=0,
                                atol=1e-12)
 
 
@@ -72,7 +72,7 @@ def test_equal_candidates_get_equal_values_whatever_the_order_of_their_changes()
     batch = (base, np.flatnonzero(base), shares, xlogy(shares, shares), np.zeros(2, dtype=bool),
              np.array([0, 2, 3, 3, 2, 0]),
              np.array([1.0, 2.0, -1.0, -1.0, 2.0, 1.0]), np.array([3, 3]), np.array([9.0, 9.0]))
-    for loop in filter(None, (seat_values_by_changes, compiled_seat_values())):
+    for loop in filter(None, (seat_values_by_changes, compiled(seat_values_by_changes))):
         first, second = loop(*batch, 0)
         assert first == second
 
@@ -87,8 +87,8 @@ def test_the_value_with_and_without_the_compiled_loop_is_the_same(name, monkeypa
     features = sorted(set().union(*bags))[::5]
     for chosen in (features, None):
         runs = []
-        for kernel in (compiled_seat_values, lambda: None):
-            monkeypatch.setattr(value_module, "compiled_seat_values", kernel)
+        for kernels in (compiled, lambda function: None):
+            monkeypatch.setattr(value_module, "compiled", kernels)
             value, rng, values = DeterminizedJsonBagValue(prototypes, chosen), random.Random(4), []
             for state in states:
                 sample = state.determinize(state.current_player, rng)
@@ -98,5 +98,28 @@ def test_the_value_with_and_without_the_compiled_loop_is_the_same(name, monkeypa
                     children.append(sample.clone())
                     children[-1].apply(action)
                 values.extend(np.asarray(value.values(children, state.current_player)).tolist())
-            runs.append(values)
-        np.testing.assert_allclose(runs[0], runs[1], rtol=0, atol=1e-12)
+            runs.append((values, value.trajectory.copy(), value._base_mass))
+        np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(runs[0][1], runs[1][1])
+        assert runs[0][2] == runs[1][2]
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(50))
+def test_the_compiled_advance_equals_the_plain_one(seed):
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(1, 40))
+    reference, trajectory = rng.integers(0, 5, width).astype(float), rng.integers(0, 20, width).astype(float)
+    columns = rng.integers(0, width, int(rng.integers(0, 10)))
+    counts = np.array([float(rng.integers(0, 3)) for _ in columns])
+    before = reference.copy(), trajectory.copy()
+    plain, fast = advance_counts(reference, trajectory, columns, counts), compiled(advance_counts)(
+        reference, trajectory, columns, counts)
+    for a, b in zip(plain, fast):
+        np.testing.assert_array_equal(a, b)
+    expected = reference + np.bincount(columns, counts, width)
+    np.testing.assert_array_equal(plain[0], expected)
+    np.testing.assert_array_equal(plain[2], trajectory + 2 * expected)
+    np.testing.assert_array_equal(plain[4], np.flatnonzero(trajectory + 2 * expected))
+    np.testing.assert_array_equal(reference, before[0])  # the given arrays unchanged
+    np.testing.assert_array_equal(trajectory, before[1])
