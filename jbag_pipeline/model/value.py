@@ -32,9 +32,10 @@ _CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
 _SMALL_BATCH = 64  # up to this many (candidate, seat) distances, the last steps are taken in Python
 _BY_CHANGES_MIN = 4096  # from this many (candidate, base column) cells on, the JSD may be taken by changes
-# up to this many logarithms of the base's columns (distinct totals x its columns x prototypes), a batch is valued
-# by the compiled loop (one scalar log each); above, numpy's vectorised logs win (7 Wonders unrestricted)
-_COMPILED_LOGS = 8192
+# The compiled loop takes a scalar log per (distinct total, base column, prototype), about twice the cost of one of
+# numpy's vectorised logs, of which the numpy batch takes one per (candidate, column, prototype + 1) plus a fixed cost
+# of its dozen calls, worth about this many logs; the cheaper is taken (numpy wins at 7 Wonders unrestricted)
+_NUMPY_CALLS_AS_LOGS = 16384
 
 
 def seat_values(distances: np.ndarray) -> np.ndarray:
@@ -327,8 +328,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
-        kernel = compiled(seat_values_by_changes)
-        if kernel is not None and len(set(totals)) * len(self._nonzero_base()) * len(self._empty) <= _COMPILED_LOGS:
+        kernel, width, k = compiled(seat_values_by_changes), len(self._nonzero_base()), len(self._empty)
+        if kernel is not None and 2 * len(set(totals)) * width * k <= n * width * (k + 1) + _NUMPY_CALLS_AS_LOGS:
             return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty,
                           np.array(columns, dtype=np.int64), np.array(counts, dtype=float),
                           np.array(lengths, dtype=np.int64), np.array(totals, dtype=float), seat)
