@@ -20,16 +20,17 @@ _HALF_PER_LN2 = 0.5 / math.log(2.0)
 
 
 def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.ndarray, plogp: np.ndarray,
-                           empty: np.ndarray, columns: np.ndarray, counts: np.ndarray, lengths: np.ndarray,
-                           totals: np.ndarray, seat: int) -> np.ndarray:
-    """V_seat of n candidates: candidate i is `base` (V,) plus counts[e] at columns[e] for its lengths[i] entries
-    (in order), whole mass totals[i]; `nonzero` are the base's columns with counts (ascending); prototypes are the
-    rows of `shares` (k, V), plogp = xlogy(shares, shares), `empty` the prototypes without mass.
+                           empty: np.ndarray, changes: np.ndarray, candidates: np.ndarray, seat: int) -> np.ndarray:
+    """V_seat of n candidates: candidate i is `base` (V,) plus changes[1, e] at column changes[0, e] for its
+    candidates[0, i] entries (in order), whole mass candidates[1, i]; `nonzero` are the base's columns with counts
+    (ascending); prototypes are the rows of `shares` (k, V), plogp = xlogy(shares, shares), `empty` the prototypes
+    without mass. (Two arrays of two rows: each conversion from Python lists costs a microsecond.)
 
     JS in bits is 1 + sum over columns of g(t, p) / (2 ln 2), g(t, p) = t ln t + p ln p - (t+p) ln(t+p), 0 where
     t or p is 0: the base's columns are summed once per distinct total, then each candidate's changed columns
     (merged, in column order, so that equal candidates get equal values) corrected."""
-    n, k = len(lengths), shares.shape[0]
+    columns, counts, lengths, totals = changes[0], changes[1], candidates[0], candidates[1]
+    n, k = candidates.shape[1], shares.shape[0]
     values = np.empty(n)
     known_totals = np.empty(n)
     known_sums = np.zeros((n, k))
@@ -40,7 +41,7 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     buffer_deltas = np.empty(max(1, len(columns)))
     start = 0
     for i in range(n):
-        stop = start + lengths[i]
+        stop = start + int(lengths[i])
         total = totals[i]
         if total <= 0:  # an empty bag: distance 0 to empty prototypes, 1 to the others
             for p in range(k):
@@ -67,7 +68,7 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
                 js[p] = known_sums[found, p]
             size = 0  # this candidate's changes merged by column, kept sorted (insertion: a handful of entries)
             for e in range(start, stop):
-                column, place = columns[e], size
+                column, place = int(columns[e]), size
                 while place > 0 and buffer_columns[place - 1] > column:
                     place -= 1
                 if place > 0 and buffer_columns[place - 1] == column:
@@ -107,14 +108,15 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     return values
 
 
-def advance_counts(reference: np.ndarray, trajectory: np.ndarray, columns: np.ndarray,
-                   counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
-    """A decision's new reference (the last plus counts[e] at columns[e]), the trajectory with it added, the base
-    (trajectory plus reference: what the children add to), the reference's sum and the base's non-zero columns;
-    new arrays, the given ones unchanged. Counts are whole numbers, so every order of the sums gives these."""
+def advance_counts(reference: np.ndarray, trajectory: np.ndarray,
+                   changes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+    """A decision's new reference (the last plus changes[1, e] at column changes[0, e]), the trajectory with it
+    added, the base (trajectory plus reference: what the children add to), the reference's sum and the base's
+    non-zero columns; new arrays, the given ones unchanged. Counts are whole numbers: any order of the sums gives
+    these."""
     reference = reference.copy()
-    for e in range(len(columns)):
-        reference[columns[e]] += counts[e]
+    for e in range(changes.shape[1]):
+        reference[int(changes[0, e])] += changes[1, e]
     trajectory = trajectory + reference
     base = trajectory + reference
     return reference, trajectory, base, reference.sum(), np.flatnonzero(base)

@@ -234,7 +234,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         advance = compiled(advance_counts)
         if advance is not None:  # one compiled call for what follows
             reference_counts, self.trajectory, base, reference_sum, nonzero = advance(
-                reference_counts, self.trajectory, np.array(columns, dtype=np.int64), np.array(counts, dtype=float))
+                reference_counts, self.trajectory, np.array((columns, counts), dtype=float))
         else:
             if columns:
                 reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
@@ -303,15 +303,26 @@ class DeterminizedJsonBagValue(JsonBagValue):
         base_mass = self._base_mass
         columns, counts, lengths, totals = [], [], [], []
         if states and self._counted_by_changes(states[0]):
-            reference, listed = self._reference_state, self._listed_change_columns
+            reference, cache, cache_listed = self._reference_state, self._listed_cache, self._cache_listed
             for state in states:
-                size = len(columns)
+                size, mass = len(columns), base_mass
                 changes = None if reference is None else state.json_changes(reference)
                 if changes is None:  # valued before any decision, or of another game: the documents' difference
                     old = {} if reference is None else reference.to_json()
-                    totals.append(base_mass + self._change_columns(old, state.to_json(), columns, counts))
-                else:
-                    totals.append(base_mass + listed(changes, columns, counts))
+                    mass += self._change_columns(old, state.to_json(), columns, counts)
+                else:  # _listed_change_columns, inlined: a child has a handful of changes, a decision 5-40 children
+                    for change in changes:
+                        try:
+                            entry = cache.get(change)
+                        except TypeError:
+                            change = _hashable_change(change)
+                            entry = cache.get(change)
+                        if entry is None:
+                            entry = cache_listed(change)
+                        columns += entry[0]
+                        counts += entry[1]
+                        mass += entry[2]
+                totals.append(mass)
                 lengths.append(len(columns) - size)
         elif states and self._counted_by_parts(states[0]):
             if self._parts_game is None:  # valued before any decision: nothing is remembered yet
@@ -331,8 +342,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         kernel, width, k = compiled(seat_values_by_changes), len(self._nonzero_base()), len(self._empty)
         if kernel is not None and 2 * len(set(totals)) * width * k <= n * width * (k + 1) + _NUMPY_CALLS_AS_LOGS:
             return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty,
-                          np.array(columns, dtype=np.int64), np.array(counts, dtype=float),
-                          np.array(lengths, dtype=np.int64), np.array(totals, dtype=float), seat)
+                          np.array((columns, counts), dtype=float), np.array((lengths, totals), dtype=float), seat)
         if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
                 n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
@@ -406,8 +416,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
             try:
                 entry = cache.get(change)
             except TypeError:  # a container on one side: keyed by its JSON text
-                location, before, after = change
-                change = (location, _hashable(before), _hashable(after))
+                change = _hashable_change(change)
                 entry = cache.get(change)
             if entry is None:
                 entry = self._cache_listed(change)
@@ -597,6 +606,12 @@ def _hashable(value):
     """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
     their orjson bytes."""
     return orjson.dumps(value) if type(value) in _CONTAINERS else value
+
+
+def _hashable_change(change: tuple) -> tuple:
+    """A listed change with a container on one side as a cache key: containers as their orjson bytes."""
+    location, before, after = change
+    return location, _hashable(before), _hashable(after)
 
 
 def _json_value(value):

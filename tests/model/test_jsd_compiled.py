@@ -22,7 +22,7 @@ needs_numba = pytest.mark.skipif(compiled(seat_values_by_changes) is None, reaso
 
 
 def random_batch(rng: np.random.Generator) -> tuple:
-    """(base, nonzero, shares, plogp, empty, columns, counts, lengths, totals) of a random decision, and its rows."""
+    """(base, nonzero, shares, plogp, empty, changes, candidates) of a random decision, and its rows."""
     width, k, n = int(rng.integers(1, 60)), int(rng.integers(2, 5)), int(rng.integers(1, 12))
     base = rng.integers(0, 4, width) * (rng.random(width) < 0.6)
     prototypes = rng.random((k, width)) * (rng.random((k, width)) < 0.7)
@@ -43,17 +43,16 @@ def random_batch(rng: np.random.Generator) -> tuple:
     outside = rng.integers(0, 3, n) * (rng.random(n) < 0.5)
     totals = x.sum(axis=1) + outside
     return (base.astype(float), np.flatnonzero(base), shares, xlogy(shares, shares), empty,
-            np.array(columns, dtype=np.int64),
-            np.array(counts, dtype=float), np.array(lengths, dtype=np.int64), totals.astype(float)), x
+            np.array((columns, counts), dtype=float).reshape(2, -1), np.array((lengths, totals), dtype=float)), x
 
 
 @pytest.mark.parametrize("seed", range(200))
 def test_the_loop_equals_the_numpy_batch_on_random_bags(seed):
     rng = np.random.default_rng(seed)
     batch, x = random_batch(rng)
-    base, nonzero, shares, plogp, empty, columns, counts, lengths, totals = batch
+    base, nonzero, shares, plogp, empty, changes, candidates = batch
     seat = int(rng.integers(0, shares.shape[0]))
-    expected = seat_values(jsd_by_terms(x, totals.tolist(), prototype_terms(shares, empty)))[:, seat]
+    expected = seat_values(jsd_by_terms(x, candidates[1].tolist(), prototype_terms(shares, empty)))[:, seat]
     np.testing.assert_allclose(seat_values_by_changes(*batch, seat), expected, rtol=0, atol=1e-12)
 
 
@@ -70,8 +69,7 @@ def test_the_compiled_loop_equals_the_plain_one(seed):
 def test_equal_candidates_get_equal_values_whatever_the_order_of_their_changes():
     base, shares = np.array([3.0, 1.0, 0.0, 2.0]), np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
     batch = (base, np.flatnonzero(base), shares, xlogy(shares, shares), np.zeros(2, dtype=bool),
-             np.array([0, 2, 3, 3, 2, 0]),
-             np.array([1.0, 2.0, -1.0, -1.0, 2.0, 1.0]), np.array([3, 3]), np.array([9.0, 9.0]))
+             np.array([[0, 2, 3, 3, 2, 0], [1.0, 2.0, -1.0, -1.0, 2.0, 1.0]]), np.array([[3, 3], [9.0, 9.0]]))
     for loop in filter(None, (seat_values_by_changes, compiled(seat_values_by_changes))):
         first, second = loop(*batch, 0)
         assert first == second
@@ -112,9 +110,9 @@ def test_the_compiled_advance_equals_the_plain_one(seed):
     reference, trajectory = rng.integers(0, 5, width).astype(float), rng.integers(0, 20, width).astype(float)
     columns = rng.integers(0, width, int(rng.integers(0, 10)))
     counts = np.array([float(rng.integers(0, 3)) for _ in columns])
-    before = reference.copy(), trajectory.copy()
-    plain, fast = advance_counts(reference, trajectory, columns, counts), compiled(advance_counts)(
-        reference, trajectory, columns, counts)
+    before, changes = (reference.copy(), trajectory.copy()), np.array((columns, counts), dtype=float).reshape(2, -1)
+    plain = advance_counts(reference, trajectory, changes)
+    fast = compiled(advance_counts)(reference, trajectory, changes)
     for a, b in zip(plain, fast):
         np.testing.assert_array_equal(a, b)
     expected = reference + np.bincount(columns, counts, width)
