@@ -246,9 +246,9 @@ REPRODUCE_CHANGES = {
     "tictactoe": {"eval_games_per_seat": 200},
     "dots_and_boxes": {"selfplay_games": 560, "eval_games_per_seat": 200},
     "cant_stop": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
-    "sea_salt_paper": {"selfplay_games": 100, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+    "sea_salt_paper": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
     "dominion": {"selfplay_games": 720, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
-    "seven_wonders": {"selfplay_games": 100, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+    "seven_wonders": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
 }
 REPRODUCE_GAMES = {game: replace(run, **REPRODUCE_CHANGES[game]) for game, run in DEMO_GAMES.items()}
 
@@ -278,9 +278,10 @@ PRESETS: dict[str, Preset] = {
     "reproduce": Preset(  # the demo's rule at about four times its budget, for the paper's claims from our own
         # self-play on 2 cores: 400 evaluation games per pair (a win rate's half-width at most 0.05), the learning curve
         # at a quarter, half and all of the self-play, every ablation factor, self-play for about 300 CPU s per game
-        # (at most 800; Sea Salt and Paper and 7 Wonders 100, as the demo: their dense token matrices
-        # exceed the machine's memory beyond that); the demo's search budgets (selfplay_tuning separated
-        # no equal-time candidate from them)
+        # (at most 800: Sea Salt and Paper and 7 Wonders too, about 0.3 CPU s a game; their state_tokens, 91 and 125
+        # million rows at 800 games, are read a block of games at a time, so one game's run peaked at 3.8 and 5.0 GB
+        # of RSS, under issue 24's 6 GB a step; held whole, they took one process past 16 GB at 400 games);
+        # the demo's search budgets (selfplay_tuning separated no equal-time candidate from them)
         name="reproduce", seed=0,
         games=REPRODUCE_GAMES,
         evaluation_pairs=("full-none", "full-full", "full-full_seg"), learning_curve_shares=(0.25, 0.5, 1.0),

@@ -96,7 +96,7 @@ def ablation_levels(preset, game: str) -> list[Level]:
     return levels
 
 
-def full_tables(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, games: pl.DataFrame, *,
+def full_tables(state_tokens: pl.DataFrame | pl.LazyFrame, sampled_states: pl.DataFrame, games: pl.DataFrame, *,
                 blacklist: tuple[str, ...], k: int, n_estimators: int, seed: int,
                 memory_limit: str = "4GB") -> HeadlineTables:
     """Winner prototypes at frequency full and the Random-Forest `full` features, with `blacklist` dropped.
@@ -112,11 +112,13 @@ def full_tables(state_tokens: pl.DataFrame, sampled_states: pl.DataFrame, games:
                           features.filter(pl.col("variant") == "full"))
 
 
-def reselected_features(segmented_bags: pl.DataFrame, games: pl.DataFrame, *, k: int, n_estimators: int,
-                        seed: int) -> pl.DataFrame:
-    """The `full` features at another k, ranked on the very bags selected_features ranks for `full` (D_(N_S))."""
-    full = segmented_bags.filter(pl.col("frequency") == "full")
-    whole = full.filter(pl.col("segment") == full["segment"].max()).drop("segment")
+def reselected_features(segmented_bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, *, k: int,
+                        n_estimators: int, seed: int) -> pl.DataFrame:
+    """The `full` features at another k, ranked on the very bags selected_features ranks for `full` (D_(N_S)); of a
+    LazyFrame only those bags are read."""
+    full = segmented_bags.lazy().filter(pl.col("frequency") == "full")
+    last = full.select(pl.col("segment").max()).collect().item()
+    whole = full.filter(pl.col("segment") == last).drop("segment").collect()
     return select_features(whole, games, k=k, n_estimators=n_estimators, seed=seed).features \
         .filter(pl.col("variant") == "full")
 

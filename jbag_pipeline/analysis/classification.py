@@ -21,6 +21,7 @@ from scipy import sparse
 from jbag_pipeline.model.bags import jsd_matrix
 from jbag_pipeline.model.prototypes import class_prototypes
 from jbag_pipeline.storage.bags_table import filter_tokens
+from jbag_pipeline.storage.game_blocks import detached, game_blocks
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELECTION
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
@@ -135,34 +136,58 @@ def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games:
     train_ids, test_ids = split_games(games, test_share)
     if not train_ids or not test_ids:
         return _empty_rows(game, combos, len(train_ids), len(test_ids))
-    n_states = dict(states.group_by("game_id").agg(pl.len()).iter_rows())
+    n_states = dict(states.lazy().group_by("game_id").agg(pl.len()).collect().iter_rows())
     stateless = [g for g in test_ids if g not in n_states]
     if stateless:
         raise ValueError(f"winner classification: {len(stateless)} held-out games have no states, e.g. game_id "
                          f"{stateless[0]}")
-    tokens, _ = filter_tokens(state_tokens.select("game_id", "state_idx", "token", "count"), blacklist)
     winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
     truth = np.array([winner[g] for g in test_ids])
     majority_accuracy = float(np.mean(truth == majority_seat([winner[g] for g in train_ids])))
+    train, test = _train_and_test_bags(state_tokens, sampled_states, by_frequency, blacklist, train_ids, test_ids,
+                                       n_states)
     rows = []
     for frequency, variants in by_frequency.items():
-        kept = tokens if frequency == "full" else tokens.join(
-            sampled_states.filter(pl.col("frequency") == frequency).select("game_id", "state_idx"),
-            on=["game_id", "state_idx"], how="semi")
-        train = _bags(kept.filter(pl.col("game_id").is_in(train_ids))).with_columns(
+        train_bags = train[frequency].with_columns(
             pl.col("game_id").replace_strict(winner, return_dtype=pl.Int64).alias("seat"))
         for share in PREFIXES:
-            cut = pl.DataFrame({"game_id": test_ids, "limit": [math.ceil(share * n_states[g]) for g in test_ids]},
-                               schema={"game_id": pl.Int64, "limit": pl.Int64})
-            test = _bags(kept.join(cut, on="game_id").filter(pl.col("state_idx") < pl.col("limit")))
             for variant, features in variants:
-                predicted = predict_winners(train, test, test_ids, features)
+                predicted = predict_winners(train_bags, test[frequency, share], test_ids, features)
                 rows.append({"game": game, "frequency": frequency, "feature_variant": variant, "prefix": share,
                              "n_tokens": _n_tokens(features), "n_train": len(train_ids), "n_test": len(test_ids),
                              **accuracy_row(int(np.sum(predicted == truth)), len(test_ids), majority_accuracy)})
     order = {(frequency, variant): i for i, (frequency, variant, _) in enumerate(combos)}
     rows.sort(key=lambda row: (order[row["frequency"], row["feature_variant"]], row["prefix"]))
     return pl.DataFrame(rows, schema=CLASSIFICATION)
+
+
+def _train_and_test_bags(state_tokens, sampled_states: pl.DataFrame | None, frequencies, blacklist: tuple[str, ...],
+                         train_ids: list[int], test_ids: list[int], n_states: dict[int, int]):
+    """Per frequency the bags (game_id, token, count) of the training games, and per (frequency, prefix share) those
+    of the held-out games' first states, built a block of games at a time (game_blocks: every bag is one game's)."""
+    cuts = {share: pl.DataFrame({"game_id": test_ids, "limit": [math.ceil(share * n_states[g]) for g in test_ids]},
+                                schema={"game_id": pl.Int64, "limit": pl.Int64}) for share in PREFIXES}
+    train = {frequency: [] for frequency in frequencies}
+    test = {(frequency, share): [] for frequency in frequencies for share in PREFIXES}
+    for block in game_blocks(state_tokens, game_ids=train_ids + test_ids,
+                             columns=["game_id", "state_idx", "token", "count"]):
+        tokens, _ = filter_tokens(block, blacklist)
+        for frequency in frequencies:
+            kept = tokens if frequency == "full" else tokens.join(
+                sampled_states.filter(pl.col("frequency") == frequency).select("game_id", "state_idx"),
+                on=["game_id", "state_idx"], how="semi")
+            train[frequency].append(detached(_bags(kept.filter(pl.col("game_id").is_in(train_ids)))))
+            for share in PREFIXES:
+                test[frequency, share].append(detached(
+                    _bags(kept.join(cuts[share], on="game_id").filter(pl.col("state_idx") < pl.col("limit")))))
+    # blocks come by ascending game_id and _bags sorts each by (game_id, token): their concatenation is so sorted
+    return ({key: _concat(pieces) for key, pieces in train.items()},
+            {key: _concat(pieces) for key, pieces in test.items()})
+
+
+def _concat(bags: list[pl.DataFrame]) -> pl.DataFrame:
+    return pl.concat(bags) if bags else pl.DataFrame(schema={"game_id": pl.Int64, "token": pl.String,
+                                                             "count": pl.Int64})
 
 
 def classification_from_sums(decided_counts: pl.DataFrame, prefix_bags: Callable[[pl.DataFrame], pl.DataFrame],
@@ -225,14 +250,15 @@ def variant_combos(features: pl.DataFrame) -> list[tuple[str, str, list[str] | N
     return combos
 
 
-def train_selected_features(segmented_bags: pl.DataFrame, games: pl.DataFrame, test_share: float,
+def train_selected_features(segmented_bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, test_share: float,
                             **selection) -> pl.DataFrame | None:
     """select_features (same settings as selected_features) on the training games of split_games only, so no
     held-out game informs a variant's tokens; None when the training games were won by fewer than two seats."""
     train_ids, _ = split_games(games, test_share)
     if games.filter(pl.col("game_id").is_in(train_ids))["winner"].n_unique() < 2:
         return None
-    return select_features(segmented_bags.filter(pl.col("game_id").is_in(train_ids)), games, **selection).features
+    return select_features(segmented_bags.lazy().filter(pl.col("game_id").is_in(train_ids)), games,
+                           **selection).features
 
 
 def token_overlap(train_features: pl.DataFrame, agent_features: pl.DataFrame) -> pl.DataFrame:

@@ -51,6 +51,7 @@ import polars as pl
 from jbag_pipeline.analysis.classification import split_games
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, TokenFilter
+from jbag_pipeline.storage.game_blocks import detached, game_blocks
 from jbag_pipeline.storage.schemas import LEAKY_TOKENS as LEAKY_TOKENS_SCHEMA
 
 COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json
@@ -172,7 +173,10 @@ def leaky_tokens_table(state_tokens: pl.DataFrame, games: pl.DataFrame, *, test_
     if not train_ids or not test_ids:
         return pl.DataFrame(schema=LEAKY_TOKENS_SCHEMA), 0
     winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
-    shares = trajectory_shares(state_tokens.filter(pl.col("game_id").is_in(train_ids + test_ids)))
+    # one game's shares at a time suffice: blocks of whole games, by ascending game_id as trajectory_shares sorts
+    pieces = [detached(trajectory_shares(block)) for block in game_blocks(
+        state_tokens, game_ids=train_ids + test_ids, columns=["game_id", "token", "count"])]
+    shares = pl.concat(pieces) if pieces else trajectory_shares(state_tokens.lazy().head(0).collect())
     presence = shares.filter(pl.col("game_id").is_in(train_ids)).group_by("token").len()
     needed = max(2, math.ceil(MIN_GAME_SHARE * len(train_ids)))
     tokens = presence.filter(pl.col("len") >= needed)["token"].sort().to_list()

@@ -52,12 +52,12 @@ def selection_frequency(variant: str) -> str:
     return base if base in FREQUENCIES else "full"
 
 
-def training_tables(trajectory_bags: pl.DataFrame, segmented_bags: pl.DataFrame, games: pl.DataFrame,
-                    game_ids: list[int], pairs: list[str], *, k: int, n_estimators: int, seed: int,
+def training_tables(trajectory_bags: pl.DataFrame | pl.LazyFrame, segmented_bags: pl.DataFrame | pl.LazyFrame,
+                    games: pl.DataFrame, game_ids: list[int], pairs: list[str], *, k: int, n_estimators: int, seed: int,
                     adaptive_share: float, memory_limit: str = "4GB") -> TrainingTables | None:
     """Winner prototypes of the pairs' frequencies and the pairs' feature variants, from the games `game_ids` only,
     built as winner_prototypes and selected_features are; None when fewer than two seats won one of those games (a
-    forest needs two classes)."""
+    forest needs two classes). Of LazyFrames only the games and frequencies needed are read."""
     chosen = pl.col("game_id").is_in(game_ids)
     of_share = games.filter(chosen)
     if of_share["winner"].drop_nulls().n_unique() < 2:
@@ -65,11 +65,11 @@ def training_tables(trajectory_bags: pl.DataFrame, segmented_bags: pl.DataFrame,
     frequencies = sorted({split_pair(pair)[0] for pair in pairs})
     variants = sorted({split_pair(pair)[1] for pair in pairs})
     prototypes = run_sql("winner_prototypes", {
-        "trajectory_bags": trajectory_bags.filter(chosen & pl.col("frequency").is_in(frequencies)),
+        "trajectory_bags": trajectory_bags.lazy().filter(chosen & pl.col("frequency").is_in(frequencies)).collect(),
         "games": of_share,
     }, memory_limit=memory_limit)
     selected_on = sorted({selection_frequency(variant) for variant in variants})
-    bags = segmented_bags.filter(chosen & pl.col("frequency").is_in(selected_on))
+    bags = segmented_bags.lazy().filter(chosen & pl.col("frequency").is_in(selected_on))
     selection = select_features(bags, of_share, k=k, n_estimators=n_estimators, seed=seed,
                                 adaptive_share=adaptive_share)
     return TrainingTables(prototypes, selection.features.filter(pl.col("variant").is_in(variants)))

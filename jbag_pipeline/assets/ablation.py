@@ -9,7 +9,7 @@ from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
                                              reselected_features)
 from jbag_pipeline.analysis.verdicts import HEADLINE
-from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition, scan_partition
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import game_run
@@ -73,7 +73,7 @@ class _LevelTables:
         self.settings, self.game, self.games, self.default = settings, game, games, default
         self.preset = settings.get_preset()
         self._built: dict[tuple, HeadlineTables] = {}
-        self._tokens: tuple[pl.DataFrame, pl.DataFrame] | None = None
+        self._tokens: tuple[pl.LazyFrame, pl.DataFrame] | None = None
 
     def tables(self, level: Level) -> HeadlineTables:
         preset, key = self.preset, (level.blacklist, level.k)
@@ -81,13 +81,14 @@ class _LevelTables:
             return self.default
         if key not in self._built:
             if level.blacklist == preset.blacklist_for(self.game):  # the same bags, another k
-                features = reselected_features(read_partition(self.settings, "segmented_bags", self.game), self.games,
+                features = reselected_features(scan_partition(self.settings, "segmented_bags", self.game), self.games,
                                                k=level.k, n_estimators=preset.rf_trees, seed=preset.seed)
                 self._built[key] = HeadlineTables(self.default.prototypes, features)
             else:
-                if self._tokens is None:  # read once, only when some level needs another blacklist
-                    self._tokens = tuple(read_partition(self.settings, table, self.game)
-                                         for table in ("state_tokens", "sampled_states"))
+                if self._tokens is None:  # read once, only when some level needs another blacklist (state_tokens
+                    # scanned: full_tables takes it a block of games at a time)
+                    self._tokens = (scan_partition(self.settings, "state_tokens", self.game),
+                                    read_partition(self.settings, "sampled_states", self.game))
                 self._built[key] = full_tables(
                     *self._tokens, self.games, blacklist=level.blacklist, k=level.k, n_estimators=preset.rf_trees,
                     seed=preset.seed, memory_limit=preset.duckdb_memory_limit)

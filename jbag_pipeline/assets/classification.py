@@ -27,8 +27,8 @@ def accuracy_check(table: pl.DataFrame, asset: str) -> dg.AssetCheckResult:
           check_specs=[dg.AssetCheckSpec("accuracy_in_range", asset="variant_classification")],
           description="P-NNS winner accuracy on held-out games per prototype frequency (full/interval/random) and, "
                       "at frequency full, per feature variant, with a Wilson interval beside the majority seat.")
-def variant_classification(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
-                           sampled_states: pl.DataFrame, selfplay_games: pl.DataFrame, segmented_bags: pl.DataFrame,
+def variant_classification(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.LazyFrame,
+                           sampled_states: pl.DataFrame, selfplay_games: pl.DataFrame, segmented_bags: pl.LazyFrame,
                            selected_features: pl.DataFrame):
     preset = settings.get_preset()
     features = train_selected_features(segmented_bags, selfplay_games, preset.test_share, k=preset.top_k,

@@ -17,14 +17,21 @@ def read_partition(settings, table: str, game: str) -> pl.DataFrame:
     return lake.read_table(settings.root(), table, {"game": game})
 
 
+def scan_partition(settings, table: str, game: str) -> pl.LazyFrame:
+    """One game's partition of a lake table as a LazyFrame (rows read only as a query needs them)."""
+    import jbag_pipeline.storage.lake as lake
+
+    return lake.scan_table(settings.root(), table, {"game": game})
+
+
 def game_setup(selfplay: pl.DataFrame) -> tuple[int, dict]:
     """(seats, engine params) of a game's self-play rows."""
     return int(selfplay["n_players"][0]), orjson.loads(selfplay["params"][0])
 
 
-def sum_to_one_check(table: pl.DataFrame, keys: list[str], check_name: str) -> dg.AssetCheckResult:
+def sum_to_one_check(table: pl.DataFrame | pl.LazyFrame, keys: list[str], check_name: str) -> dg.AssetCheckResult:
     """Passes when `p` sums to 1 (within 1e-9) in every group of `keys`; reports the largest error."""
-    sums = table.group_by(keys).agg(pl.col("p").sum())
+    sums = table.lazy().group_by(keys).agg(pl.col("p").sum()).collect(engine="streaming")
     worst = float((sums["p"] - 1).abs().max() or 0.0)
     return dg.AssetCheckResult(check_name=check_name, passed=worst < 1e-9, metadata={"max_abs_error": worst})
 
@@ -35,5 +42,11 @@ def preview(df: pl.DataFrame, rows: int = 10) -> dg.MetadataValue:
     return dg.MetadataValue.md(markdown_table(head, max_chars=60) if len(head) else "*(empty)*")
 
 
-def table_metadata(df: pl.DataFrame, path) -> dict:
-    return {"dagster/row_count": len(df), "path": dg.MetadataValue.path(str(path)), "preview": preview(df)}
+def table_metadata(df: pl.DataFrame | pl.LazyFrame, path) -> dict:
+    """Row count, path and preview of a written table (a LazyFrame's from the file it was streamed to)."""
+    if isinstance(df, pl.LazyFrame):
+        written = pl.scan_parquet(path)
+        rows, head = written.select(pl.len()).collect().item(), written.head(10).collect()
+    else:
+        rows, head = len(df), df
+    return {"dagster/row_count": rows, "path": dg.MetadataValue.path(str(path)), "preview": preview(head)}

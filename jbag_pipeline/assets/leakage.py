@@ -18,7 +18,7 @@ def _tokens(tokens: list[str], limit: int = 30) -> str:
           check_specs=[dg.AssetCheckSpec("no_leaky_token_kept", asset="leaky_tokens")],
           description="Tokens that alone (a one-token stump) predict the winner of held-out complete trajectories "
                       "far better than the majority seat, and whether the game's blacklist removes them.")
-def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
+def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.LazyFrame,
                  selfplay_games: pl.DataFrame):
     preset = settings.get_preset()
     blacklist = preset.blacklist_for(context.partition_key)
@@ -49,7 +49,7 @@ def leaky_tokens(context: dg.AssetExecutionContext, settings: JbagSettings, stat
             "The Random-Forest `full` features with the turn-order fields kept.")),
     },
 )
-def counters_kept(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
+def counters_kept(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.LazyFrame,
                   sampled_states: pl.DataFrame, selfplay_games: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()

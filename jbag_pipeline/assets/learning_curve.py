@@ -32,7 +32,7 @@ def curve_pairs(preset: Preset) -> list[str]:
                       "games (nested shares), evaluated against the control on the same seeds; the share-1 point is "
                       "evaluation_games itself.")
 def learning_curve(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
-                   selfplay_games: pl.DataFrame, trajectory_bags: pl.DataFrame, segmented_bags: pl.DataFrame,
+                   selfplay_games: pl.DataFrame, trajectory_bags: pl.LazyFrame, segmented_bags: pl.LazyFrame,
                    evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame):
     game = context.partition_key
     preset = settings.get_preset()

@@ -6,20 +6,21 @@ import polars as pl
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.assets.model_chain import (ACCURACY_IN_RANGE, BAGS_SUM_TO_ONE, PROTOTYPES_SUM_TO_ONE, Chain, Check,
                                               Step, bag, chain_assets, classify, prototype, sample)
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.model.state_tokens import tokenize_states_to
 from jbag_pipeline.storage.bags_table import dropped_tokens
+from jbag_pipeline.storage.game_blocks import distinct_tokens
 
 
 def tokens_valid(run, tokens: pl.DataFrame, states: pl.DataFrame) -> dg.AssetCheckResult:
     """Every token row names a token and counts it at least once."""
-    bad = tokens.filter(pl.col("token").is_null() | (pl.col("count") < 1))
-    return dg.AssetCheckResult(check_name="tokens_valid", passed=bad.is_empty(),
-                               metadata={"null_tokens_or_nonpositive_counts": len(bad)})
+    bad = tokens.lazy().filter(pl.col("token").is_null() | (pl.col("count") < 1)).select(pl.len()).collect().item()
+    return dg.AssetCheckResult(check_name="tokens_valid", passed=bad == 0,
+                               metadata={"null_tokens_or_nonpositive_counts": bad})
 
 
 def terminal_state_in_interval(run, sampled: pl.DataFrame, states: pl.DataFrame, games) -> dg.AssetCheckResult:
     """Frequency interval samples every game's terminal state."""
-    terminal = states.filter("is_terminal").select("game_id", "state_idx")
+    terminal = states.lazy().filter("is_terminal").select("game_id", "state_idx").collect()
     interval = sampled.filter(pl.col("frequency") == "interval").select("game_id", "state_idx")
     missing = terminal.join(interval, on=["game_id", "state_idx"], how="anti")
     return dg.AssetCheckResult(check_name="terminal_state_in_interval", passed=missing.is_empty(),
@@ -47,10 +48,11 @@ SELFPLAY_CHAIN = Chain(
             "sampled": "sampled_states", "bags": "trajectory_bags", "prototypes": "winner_prototypes",
             "classification": "winner_classification"},
     steps=(
-        Step("tokens", ("states",), lambda run, states: tokenize_states(states),
+        # streamed: a block of games at a time into scratch files, which the lake writer sinks into one
+        Step("tokens", ("states",), lambda run, states: tokenize_states_to(states, run.scratch),
              "Token counts of every recorded state (JSON-Bag mode both, positive-integer rule on).",
              (Check("tokens_valid", tokens_valid),),
-             lambda run, tokens, states: {"vocabulary": tokens["token"].n_unique()}),
+             lambda run, tokens, states: {"vocabulary": len(distinct_tokens(tokens))}),
         Step("sampled", ("states", "games"), sample,
              "Which recorded states enter a training bag under each tokenization frequency.",
              (Check("terminal_state_in_interval", terminal_state_in_interval),),
@@ -67,6 +69,9 @@ SELFPLAY_CHAIN = Chain(
              "with a Wilson interval beside the majority seat (per frequency and variant: variant_classification).",
              (ACCURACY_IN_RANGE,), lambda run, table, *inputs: {"results": preview(table, 20)}),
     ),
-    partitions_def=game_partitions, group_name="model", blacklist=lambda preset, game: preset.blacklist_for(game))
+    partitions_def=game_partitions, group_name="model", blacklist=lambda preset, game: preset.blacklist_for(game),
+    # state_tokens holds tens of millions of rows at a few hundred card games: its readers take it a block of
+    # games at a time (storage/game_blocks.py), and selfplay_states' documents are read only where tokenized
+    lazy_roles=("tokens", "states"))
 
 state_tokens, sampled_states, trajectory_bags, winner_prototypes, winner_classification = chain_assets(SELFPLAY_CHAIN)

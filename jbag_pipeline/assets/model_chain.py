@@ -6,8 +6,10 @@ roles to lake tables (self-play: assets/model.py; ingested games: assets/ingeste
 partitions, group and blacklist rule; chain_assets(chain) is one thin asset per step.
 """
 
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import dagster as dg
 import polars as pl
@@ -24,13 +26,15 @@ from jbag_pipeline.storage.sql import run_sql
 
 @dataclass(frozen=True)
 class Run:
-    """What a step sees besides its input frames: the table it writes, the partition's game, the preset and the
-    chain's blacklist for that game."""
+    """What a step sees besides its input frames: the table it writes, the partition's game, the preset, the
+    chain's blacklist for that game and a scratch folder that lasts until the step's output is stored and checked
+    (a LazyFrame output may scan files there)."""
 
     table: str
     game: str
     preset: Preset
     blacklist: tuple[str, ...]
+    scratch: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class Chain:
     group_name: str
     blacklist: Callable[[Preset, str], tuple[str, ...]]
     metadata: Callable[[JbagSettings, str, tuple[str, ...]], dict] | None = None
+    lazy_roles: tuple[str, ...] = ()  # roles every step reads as a pl.LazyFrame (a scan of its lake partition)
 
     def inputs(self, step: Step) -> tuple[str, ...]:
         """The tables `step` reads, in the order its compute takes them."""
@@ -81,18 +86,23 @@ class Chain:
 def chain_asset(chain: Chain, step: Step) -> dg.AssetsDefinition:
     """The asset of `step` in `chain`: reads its input tables' partition, writes its table's, yields its checks."""
     table, inputs = chain.tables[step.role], chain.inputs(step)
+    lazy = {chain.tables[role] for role in chain.lazy_roles}
 
     @dg.asset(name=table, group_name=chain.group_name, partitions_def=chain.partitions_def,
-              description=step.description, ins={name: dg.AssetIn(name) for name in inputs},
+              description=step.description,
+              ins={name: dg.AssetIn(name, **({"dagster_type": pl.LazyFrame} if name in lazy else {})) for name in inputs},
               check_specs=[dg.AssetCheckSpec(check.name, asset=table) for check in step.checks])
-    def build(context: dg.AssetExecutionContext, settings: JbagSettings, **frames: pl.DataFrame):
+    def build(context: dg.AssetExecutionContext, settings: JbagSettings, **frames: pl.DataFrame | pl.LazyFrame):
         preset, game = settings.get_preset(), context.partition_key
         extra = chain.metadata(settings, game, inputs) if chain.metadata else {}  # before compute: what it reads
-        run, args = Run(table, game, preset, chain.blacklist(preset, game)), [frames[name] for name in inputs]
-        output = step.compute(run, *args)
-        yield dg.Output(output, metadata={**(step.metadata(run, output, *args) if step.metadata else {}), **extra})
-        for check in step.checks:
-            yield check.evaluate(run, output, *args)
+        # Dagster stores each output as it is yielded, so the scratch files outlive the store and the checks
+        with tempfile.TemporaryDirectory(prefix="jbag-scratch-") as scratch:
+            run = Run(table, game, preset, chain.blacklist(preset, game), Path(scratch))
+            args = [frames[name] for name in inputs]
+            output = step.compute(run, *args)
+            yield dg.Output(output, metadata={**(step.metadata(run, output, *args) if step.metadata else {}), **extra})
+            for check in step.checks:
+                yield check.evaluate(run, output, *args)
 
     return build
 
@@ -107,12 +117,13 @@ def sample(run: Run, states: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
     return sample_states(states, games, run.preset.seed)
 
 
-def bag(run: Run, tokens: pl.DataFrame, sampled: pl.DataFrame) -> pl.DataFrame:
-    return trajectory_bags_table(tokens, sampled, run.blacklist, run.preset.duckdb_memory_limit)[0]
+def bag(run: Run, tokens: pl.DataFrame | pl.LazyFrame, sampled: pl.DataFrame) -> pl.LazyFrame:
+    # written a block of games at a time to the step's scratch folder, then streamed into the lake
+    return trajectory_bags_table(tokens, sampled, run.blacklist, run.preset.duckdb_memory_limit, run.scratch)[0]
 
 
-def prototype(run: Run, bags: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    return run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games},
+def prototype(run: Run, bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame) -> pl.DataFrame:
+    return run_sql("winner_prototypes", {"trajectory_bags": bags.lazy().collect(), "games": games},
                    memory_limit=run.preset.duckdb_memory_limit)
 
 

@@ -1,5 +1,8 @@
 """Feature-selection assets per game: segmented datasets and Random-Forest selected tokens per variant."""
 
+import tempfile
+from pathlib import Path
+
 import dagster as dg
 import polars as pl
 
@@ -12,14 +15,17 @@ from jbag_pipeline.model.selection import select_features
 @dg.asset(group_name="selection", partitions_def=game_partitions,
           check_specs=[dg.AssetCheckSpec("segments_sum_to_one", asset="segmented_bags")],
           description="D_i per frequency: each trajectory truncated after segment i of N_S, as a normalised bag.")
-def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.DataFrame,
+def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, state_tokens: pl.LazyFrame,
                    sampled_states: pl.DataFrame):
     preset = settings.get_preset()
-    bags = build_segmented_bags(state_tokens, sampled_states, n_segments=preset.segments,
-                                blacklist=preset.blacklist_for(context.partition_key),
-                                memory_limit=preset.duckdb_memory_limit)
-    yield dg.Output(bags, metadata={"segments": preset.segments})
-    yield sum_to_one_check(bags, ["frequency", "segment", "game_id"], "segments_sum_to_one")
+    # several times state_tokens' games: written a block of games at a time to scratch files, which the lake writer
+    # sinks into one; Dagster stores the output as it is yielded, so the files outlive the store and the check
+    with tempfile.TemporaryDirectory(prefix="jbag-scratch-") as scratch:
+        bags = build_segmented_bags(state_tokens, sampled_states, n_segments=preset.segments,
+                                    blacklist=preset.blacklist_for(context.partition_key),
+                                    memory_limit=preset.duckdb_memory_limit, folder=Path(scratch))
+        yield dg.Output(bags, metadata={"segments": preset.segments})
+        yield sum_to_one_check(bags, ["frequency", "segment", "game_id"], "segments_sum_to_one")
 
 
 @dg.multi_asset(
@@ -32,7 +38,7 @@ def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, st
     },
     check_specs=[dg.AssetCheckSpec("every_variant_present", asset="feature_summary")],
 )
-def selected_features(settings: JbagSettings, segmented_bags: pl.DataFrame, selfplay_games: pl.DataFrame):
+def selected_features(settings: JbagSettings, segmented_bags: pl.LazyFrame, selfplay_games: pl.DataFrame):
     preset = settings.get_preset()
     selection = select_features(segmented_bags, selfplay_games, k=preset.top_k, n_estimators=preset.rf_trees,
                                 seed=preset.seed, adaptive_share=preset.adaptive_share)

@@ -58,7 +58,8 @@ def cmd_run(args) -> int:
         results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
                                   display=display)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
-    console.print(summary_table(results))
+    # not a terminal: rich would fold the table to 80 columns, and a log reads better with one line per op
+    (console if console.is_terminal else Console(width=132)).print(summary_table(results))
     report = root / "report" / "index.html"
     if report.exists():
         print(f"report:  {report}")

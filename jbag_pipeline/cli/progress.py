@@ -16,7 +16,8 @@ from rich.text import Text
 @dataclass
 class StepResult:
     """One step of a `jbag run` (one Dagster run): its assets and partition, wall seconds, rows per asset, games
-    played, and the seconds of each of its ops (the assets one op writes, joined by ', ')."""
+    played, and the seconds of each of its ops (the assets one op writes, joined by ', ') and, where measured, its
+    peak RSS in MB and CPU seconds (op_usage: op -> {"peak_rss_mb", "cpu_seconds"})."""
 
     assets: list[str]
     partition: str | None
@@ -24,6 +25,7 @@ class StepResult:
     rows: dict[str, int]
     games: int = 0
     op_seconds: dict[str, float] = field(default_factory=dict)
+    op_usage: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def eta_seconds(done: float, total: float, elapsed: float) -> float | None:
@@ -259,11 +261,18 @@ class SummaryRow:
     partitions: int
     rows: int
     seconds: float
+    cpu_seconds: float | None = None  # summed over partitions; None: not measured
+    peak_rss_mb: float | None = None  # the largest of its partitions
+
+
+def _add(total: float | None, value: float | None, combine) -> float | None:
+    return total if value is None else value if total is None else combine(total, value)
 
 
 def summarize(results: list[StepResult]) -> tuple[list[SummaryRow], SummaryRow]:
-    """Per op (the assets it writes), in run order: partitions materialised, rows written, seconds; and the
-    total (its seconds are the steps' wall seconds, which include Dagster's own time between ops)."""
+    """Per op (the assets it writes), in run order: partitions materialised, rows written, seconds, CPU seconds and
+    the peak RSS of its largest partition; and the total (its seconds are the steps' wall seconds, which include
+    Dagster's own time between ops; its peak the largest op's)."""
     by_name: dict[str, SummaryRow] = {}
     for result in results:
         for name, seconds in result.op_seconds.items():
@@ -271,19 +280,28 @@ def summarize(results: list[StepResult]) -> tuple[list[SummaryRow], SummaryRow]:
             row.partitions += result.partition is not None
             row.rows += sum(result.rows.get(asset, 0) for asset in name.split(", "))
             row.seconds += seconds
+            used = result.op_usage.get(name, {})
+            row.cpu_seconds = _add(row.cpu_seconds, used.get("cpu_seconds"), float.__add__)
+            row.peak_rss_mb = _add(row.peak_rss_mb, used.get("peak_rss_mb"), max)
+    rows = list(by_name.values())
+    cpu = [r.cpu_seconds for r in rows if r.cpu_seconds is not None]
+    peaks = [r.peak_rss_mb for r in rows if r.peak_rss_mb is not None]
     total = SummaryRow("total", sum(r.partition is not None for r in results), sum(sum(r.rows.values()) for r in results),
-                       sum(r.seconds for r in results))
-    return list(by_name.values()), total
+                       sum(r.seconds for r in results), sum(cpu) if cpu else None, max(peaks) if peaks else None)
+    return rows, total
 
 
 def summary_table(results: list[StepResult]) -> Table:
-    """The summary as a table: op, partitions, rows, seconds, then the total and the games played."""
+    """The summary as a table: op, partitions, rows, seconds, CPU seconds, peak RSS, then the total and the games
+    played."""
     rows, total = summarize(results)
     table = Table(box=box.SIMPLE_HEAD, title=f"{len(results)} steps, {sum(r.games for r in results)} games")
     table.add_column("assets (one op)", overflow="fold")
-    for name in ("partitions", "rows", "seconds"):
+    for name in ("partitions", "rows", "seconds", "CPU s", "peak RSS MB"):
         table.add_column(name, justify="right")
     for row in rows + [total]:
         table.add_row(row.name, str(row.partitions) if row.partitions else "-", f"{row.rows:,}", f"{row.seconds:.1f}",
+                      "-" if row.cpu_seconds is None else f"{row.cpu_seconds:.1f}",
+                      "-" if row.peak_rss_mb is None else f"{row.peak_rss_mb:,.0f}",
                       style="bold" if row is total else None)
     return table

@@ -177,8 +177,9 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
                 outcome = dg.materialize(assets_defs, selection=keys, partition_key=partition, run_config=QUIET,
                                          resources=resources, instance=instance, tags=tags, raise_on_error=True)
             elapsed = time.perf_counter() - start
-            rows, op_seconds = _rows_and_op_seconds(outcome)
-            result = StepResult(keys, partition, elapsed, rows, games=played[0], op_seconds=op_seconds)
+            rows, op_seconds, op_usage = _rows_and_op_seconds(outcome)
+            result = StepResult(keys, partition, elapsed, rows, games=played[0], op_seconds=op_seconds,
+                                op_usage=op_usage)
             results.append(result)
             display.step_done(i, result)
     finally:
@@ -228,7 +229,7 @@ def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, in
             for future in sorted(done, key=futures.get):
                 i = futures[future]
                 try:
-                    rows, op_seconds, elapsed = future.result()
+                    rows, op_seconds, op_usage, elapsed = future.result()
                 except CancelledError:
                     continue
                 except BrokenProcessPool as exc:
@@ -239,7 +240,7 @@ def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, in
                 else:
                     keys, partition = steps[i - 1]
                     results[i] = StepResult(keys, partition, elapsed, rows, games=played.get(i, 0),
-                                            op_seconds=op_seconds)
+                                            op_seconds=op_seconds, op_usage=op_usage)
                     display.step_done(i, results[i])
                 if failure is not None:
                     for other in pending:
@@ -272,8 +273,8 @@ def settings_fields(settings: JbagSettings) -> dict:
 
 
 def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict, index: int,
-              events) -> tuple[dict, dict, float]:
-    """One game's Dagster run in a worker process, its games inline: (rows, op seconds, wall seconds). An error
+              events) -> tuple[dict, dict, dict, float]:
+    """One game's Dagster run in a worker process, its games inline: (rows, op seconds, op usage, wall seconds). An error
     comes back as one line (cli.checks.error_line, computed here where its causes are), the cause chained."""
     from jbag_pipeline.cli.checks import ReportedError, error_line
     from jbag_pipeline.definitions import ALL_ASSETS
@@ -294,20 +295,28 @@ def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict,
     return (*_rows_and_op_seconds(outcome), time.perf_counter() - start)
 
 
-def _rows_and_op_seconds(outcome) -> tuple[dict[str, int], dict[str, float]]:
-    """Rows per asset (their dagster/row_count) and seconds per op, the op named by the assets it wrote."""
-    rows, written, seconds = {}, {}, {}
+def _rows_and_op_seconds(outcome) -> tuple[dict[str, int], dict[str, float], dict[str, dict[str, float]]]:
+    """Rows per asset (their dagster/row_count), seconds per op and its peak RSS and CPU seconds (the metadata the
+    lake IO manager adds, jbag_pipeline.compute.usage), the op named by the assets it wrote."""
+    rows, written, seconds, used = {}, {}, {}, {}
     for event in outcome.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
         written.setdefault(event.step_key, []).append(mat.asset_key.to_user_string())
         count = mat.metadata.get("dagster/row_count")
         if count is not None:
             rows[mat.asset_key.to_user_string()] = int(count.value)
+        for measure in ("peak_rss_mb", "cpu_seconds"):  # an op's later outputs carry its usage so far: the largest
+            if measure in mat.metadata:
+                of_op = used.setdefault(event.step_key, {})
+                of_op[measure] = max(of_op.get(measure, 0.0), float(mat.metadata[measure].value))
+    usage = {}
     for event in outcome.all_events:
         if event.is_step_success:
             name = ", ".join(sorted(written.get(event.step_key, [event.step_key])))
             seconds[name] = event.event_specific_data.duration_ms / 1000
-    return rows, seconds
+            if event.step_key in used:
+                usage[name] = used[event.step_key]
+    return rows, seconds, usage
 
 
 def _changed_ingested_games(index, assets_defs, keys, settings, resources, instance, display, tags) -> list[StepResult]:

@@ -110,17 +110,20 @@ def _summary(game: str, variant: str, tokens_kept: int, accuracies: list[float |
             "accuracy": float(np.mean(known)) if known else None, "n_trajectories": n}
 
 
-def _select_game(game: str, bags: pl.DataFrame, winners: pl.DataFrame, k: int, n_estimators: int, seed: int,
+def _select_game(game: str, bags: pl.LazyFrame, winners: pl.DataFrame, k: int, n_estimators: int, seed: int,
                  adaptive_share: float) -> tuple[list[dict], list[dict]]:
     features, summary = [], []
-    for frequency in sorted(bags["frequency"].unique().to_list()):
+    frequencies = bags.select(pl.col("frequency").unique()).collect()["frequency"].to_list()
+    for frequency in sorted(frequencies):
         of_frequency = bags.filter(pl.col("frequency") == frequency)
-        n_segments = int(of_frequency["segment"].max())
+        n_segments = int(of_frequency.select(pl.col("segment").max()).collect().item())
         rankings = {}
         for segment in range(1, n_segments + 1):
-            dataset = of_frequency.filter(pl.col("segment") == segment)
+            # one dataset at a time: only its bags are read (a scan's row groups are pruned by frequency, segment)
+            dataset = of_frequency.filter(pl.col("segment") == segment).select("game_id", "token", "p").collect()
             where = f"game {game!r} frequency {frequency!r} segment {segment}"
             rankings[segment] = rank_tokens(dataset, winners, n_estimators=n_estimators, seed=seed, where=where)
+            del dataset
         whole = rankings[n_segments]  # D_(N_S) is the whole trajectory, the non-segmented dataset
         kept = top_k(whole, k)
         features += _rows(game, frequency, whole, kept, None)
@@ -142,12 +145,13 @@ def _select_game(game: str, bags: pl.DataFrame, winners: pl.DataFrame, k: int, n
     return features, summary
 
 
-def select_features(bags: pl.DataFrame, games: pl.DataFrame, *, k: int = 100, n_estimators: int = 100,
+def select_features(bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, *, k: int = 100, n_estimators: int = 100,
                     seed: int = 0, adaptive_share: float = 0.9) -> FeatureSelection:
     """Selected tokens per (game, variant) and a per-variant summary (tokens kept, OOB accuracy).
 
     `bags`: (game, frequency, game_id, token, p) and optionally segment (1..N_S, as `segmented_bags` gives;
-    without it every bag is a whole trajectory and no `_seg` variant is made). `games`: (game, game_id, winner).
+    without it every bag is a whole trajectory and no `_seg` variant is made); a LazyFrame is read one dataset
+    (frequency, segment) at a time. `games`: (game, game_id, winner).
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
@@ -156,14 +160,16 @@ def select_features(bags: pl.DataFrame, games: pl.DataFrame, *, k: int = 100, n_
     for name, frame, columns in (("bags", bags, ("game", "frequency", "game_id", "token", "p")),
                                  ("games", games, ("game", "game_id", "winner"))):
         require_columns(frame, name, columns)
-    if "segment" not in bags.columns:
+    bags = bags.lazy()
+    if "segment" not in bags.collect_schema().names():
         bags = bags.with_columns(pl.lit(1, dtype=pl.Int32).alias("segment"))
-    orphans = bags.select("game", "game_id").unique().join(games, on=["game", "game_id"], how="anti")
+    trajectories = bags.select("game", "game_id").unique().collect()
+    orphans = trajectories.join(games, on=["game", "game_id"], how="anti")
     if not orphans.is_empty():
         raise ValueError(f"bags of {len(orphans)} trajectories have no games row, "
                          f"e.g. game {orphans['game'][0]!r} game_id {orphans['game_id'][0]}")
     features, summary = [], []
-    for game in sorted(bags["game"].unique().to_list()):
+    for game in sorted(trajectories["game"].unique().to_list()):
         winners = games.filter((pl.col("game") == game) & pl.col("winner").is_not_null())
         game_features, game_summary = _select_game(game, bags.filter(pl.col("game") == game), winners, k,
                                                    n_estimators, seed, adaptive_share)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 
 from jbag_pipeline.model.tokenize import parse_json, tokenize_state
@@ -20,6 +22,24 @@ def tokenize_states(states: pl.DataFrame, *, mode: str = "both", num_suffix: boo
               for start in range(0, len(columns), CHUNK_STATES)]
     table = pl.concat(chunks) if chunks else pl.DataFrame(schema=STATE_TOKENS)
     return table.sort("game_id", "state_idx", "token")
+
+
+STATES_PER_FILE = 1_000  # states per scratch file of tokenize_states_to (about 2M token rows in 7 Wonders)
+
+
+def tokenize_states_to(states: pl.DataFrame | pl.LazyFrame, folder: Path, *, mode: str = "both",
+                       num_suffix: bool = True, states_per_file: int = STATES_PER_FILE) -> pl.LazyFrame:
+    """tokenize_states of one game's states without holding its table: blocks of whole games (ascending game_id),
+    each tokenized, sorted and written to a Parquet file in `folder`, which must outlive the returned scan of
+    the files in order (the same rows in the same order as tokenize_states)."""
+    from jbag_pipeline.storage.game_blocks import game_blocks
+
+    files = []
+    for block in game_blocks(states, rows=states_per_file, columns=["game", "game_id", "state_idx", "doc"]):
+        path = Path(folder) / f"state_tokens-{len(files):05d}.parquet"
+        tokenize_states(block, mode=mode, num_suffix=num_suffix).write_parquet(path)
+        files.append(path)
+    return pl.scan_parquet(files) if files else pl.LazyFrame(schema=STATE_TOKENS)
 
 
 def _tokenize_chunk(states: pl.DataFrame, mode: str, num_suffix: bool) -> pl.DataFrame:

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 import polars as pl
 
 
-def require_columns(frame: pl.DataFrame, name: str, columns: Iterable[str]) -> None:
+def require_columns(frame: pl.DataFrame | pl.LazyFrame, name: str, columns: Iterable[str]) -> None:
     """Raise a one-line ValueError naming the table `name` and the `columns` it lacks (and those it has)."""
-    missing = [c for c in columns if c not in frame.columns]
+    has = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    missing = [c for c in columns if c not in has]
     if missing:
-        raise ValueError(f"{name} lacks columns {missing} (has {frame.columns})")
+        raise ValueError(f"{name} lacks columns {missing} (has {has})")

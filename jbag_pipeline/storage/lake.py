@@ -105,10 +105,10 @@ def table_files(root: Path, table: str) -> list[Path]:
     return _files_under(lake_dir(root) / table, "**/part*.parquet")
 
 
-def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, str] | None = None) -> Path:
+def write_table(df: pl.DataFrame | pl.LazyFrame, root: Path, table: str, partition: dict[str, str] | None = None) -> Path:
     """Write `df` as the whole of one partition, atomically replacing what was there, then remove its segments
     and the files of a finer split of it that an older layout wrote (e.g. game=<g>/pair=<p>/), which would
-    otherwise be read twice."""
+    otherwise be read twice. A LazyFrame is streamed to the file (Polars' sink), never held whole."""
     target = partition_path(root, table, partition)
     replaced = segment_files(root, table, partition)
     write_file(df, target, table, partition)
@@ -117,7 +117,8 @@ def write_table(df: pl.DataFrame, root: Path, table: str, partition: dict[str, s
     return target
 
 
-def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, str] | None = None) -> None:
+def write_file(df: pl.DataFrame | pl.LazyFrame, target: Path, table: str,
+               partition: dict[str, str] | None = None) -> None:
     """Write `df` to `target` as a lake file of `table` (with its lineage), atomically: a temporary file in the same
     folder, fsynced, renamed over `target`."""
     refuse_if_orphaned(str(target))
@@ -127,7 +128,10 @@ def write_file(df: pl.DataFrame, target: Path, table: str, partition: dict[str, 
     try:
         lineage = lineage_of_write(table, partition)
         metadata = {LINEAGE_KEY: json.dumps(lineage, sort_keys=True)} if lineage else None
-        df.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
+        if isinstance(df, pl.LazyFrame):
+            df.sink_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
+        else:
+            df.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         refuse_if_orphaned(str(target))  # the write took a while: the run may have been killed meanwhile
@@ -184,6 +188,21 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
 def read_optional(root: Path, table: str) -> pl.DataFrame | None:
     """Every partition of `table`, or None when the lake has none yet (an input a table or report may lack)."""
     return read_table(root, table) if table_exists(root, table) else None
+
+
+def scan_table(root: Path, table: str, partition: dict[str, str]) -> pl.LazyFrame:
+    """One partition (its base, then its segments) as a LazyFrame: read_table's checks and lineage, but the rows
+    are read only as a query needs them, so a step can take a large table a block of games at a time."""
+    files = partition_files(root, table, partition)
+    if not files:
+        raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
+    for path in files:
+        _note_read(table, path)
+        try:
+            pl.read_parquet_schema(path)  # a truncated or garbled file fails here, not in the middle of a step
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise UnreadableFile(path, str(exc).strip().splitlines()[0]) from None
+    return pl.scan_parquet(files)
 
 
 def _read_parquet(path: Path) -> pl.DataFrame:

@@ -18,12 +18,12 @@ from jbag_pipeline.storage.schemas import SAMPLED_STATES
 __all__ = ["FREQUENCIES", "sampled_states"]
 
 
-def sampled_states(states: pl.DataFrame, games: pl.DataFrame, run_seed: int,
+def sampled_states(states: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, run_seed: int,
                    memory_limit: str = "4GB") -> pl.DataFrame:
     """(game, frequency, game_id, state_idx) for the three frequencies, computed by sql/sampled_states.sql."""
     require_columns(states, "states", ("game", "game_id", "state_idx", "is_terminal"))
     require_columns(games, "games", ("game", "game_id", "n_players"))
-    states = states.select("game", "game_id", "state_idx", "is_terminal")
+    states = states.lazy().select("game", "game_id", "state_idx", "is_terminal").collect()
     games = games.select("game", "game_id", "n_players")
     orphans = states.join(games, on=["game", "game_id"], how="anti")
     if not orphans.is_empty():

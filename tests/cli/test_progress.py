@@ -148,6 +148,21 @@ def test_summary_per_op_and_total():
     assert re.search(r"catalog\s+-\s+0\s+1\.0", table) and re.search(r"total\s+2\s+102\s+7\.2", table)
 
 
+def test_summary_sums_cpu_seconds_and_keeps_the_largest_peak_per_op():
+    results = [StepResult(["trajectory_bags"], game, 3.0, {}, op_seconds={"trajectory_bags": 1.0},
+                          op_usage={"trajectory_bags": {"peak_rss_mb": peak, "cpu_seconds": 2.5}})
+               for game, peak in (("connect4", 900.0), ("dominion", 4100.0))]
+    results.append(StepResult(["catalog"], None, 1.0, {}, op_seconds={"catalog": 1.0}))  # not measured
+    rows, total = summarize(results)
+    assert [(r.name, r.cpu_seconds, r.peak_rss_mb) for r in rows] == [("trajectory_bags", 5.0, 4100.0),
+                                                                      ("catalog", None, None)]
+    assert (total.cpu_seconds, total.peak_rss_mb) == (5.0, 4100.0)
+    out = io.StringIO()
+    Console(file=out, width=120).print(summary_table(results))
+    assert re.search(r"trajectory_bags\s+2\s+0\s+2\.0\s+5\.0\s+4,100", out.getvalue())
+    assert re.search(r"catalog\s+-\s+0\s+1\.0\s+-\s+-", out.getvalue())
+
+
 def test_jbag_run_prints_plain_lines_and_the_summary_when_stdout_is_no_terminal(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     argv = ["run", "--preset", "smoke", "--select", "selfplay_games", "--games", "tictactoe",
@@ -163,5 +178,6 @@ def test_jbag_run_prints_plain_lines_and_the_summary_when_stdout_is_no_terminal(
                         steps[0]), steps[0]
     assert re.fullmatch(r"\[2/2\] catalog: done in [0-9.]+s; run ETA 0s", steps[1]), steps[1]
     assert all(len(line) <= 160 for line in steps)
-    assert "2 steps, 8 games" in out and re.search(r"selfplay_games, selfplay_states\s+1\s+\d+\s+[0-9.]+", out)
+    assert "2 steps, 8 games" in out and re.search(r"selfplay_games, selfplay_states\s+1\s+\d+\s+[0-9.]+\s+[0-9.]+"
+                                                   r"\s+[0-9,]+\s*$", out, re.MULTILINE)  # its CPU s and peak RSS
     assert re.search(r"^\s*total\s+1\s+\d+\s+[0-9.]+", out, re.MULTILINE)

@@ -128,3 +128,28 @@ def test_bad_input_raises():
         select_features(bags, _games(WINNERS), k=0)
     with pytest.raises(ValueError, match="adaptive_share"):
         select_features(bags, _games(WINNERS), adaptive_share=1.5)
+
+
+def test_a_forest_fit_on_the_sparse_matrix_is_the_dense_fit():
+    """The CSR matrix rank_tokens fits on holds the same values as its dense form, and scikit-learn's forest with
+    the same random_state grows the same trees on either: the same importances, the same selected tokens."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    bags = _bags([i % 3 % 2 for i in range(90)], ".planted", seed=4)
+    matrix, game_ids, tokens = bag_matrix(bags)
+    dense = matrix.toarray()
+    assert dense.dtype == np.float32 and np.count_nonzero(dense) == matrix.nnz == len(bags)
+    for row in (0, 45, 89):
+        part = bags.filter(pl.col("game_id") == game_ids[row])
+        assert dense[row, [tokens.index(t) for t in part["token"]]].tolist() == \
+            part["p"].cast(pl.Float32).to_list()
+    labels = np.array([i % 3 % 2 for i in range(90)])
+    fits = [RandomForestClassifier(n_estimators=15, random_state=7, n_jobs=1).fit(x, labels) for x in (matrix, dense)]
+    assert np.array_equal(fits[0].feature_importances_, fits[1].feature_importances_)
+    for sparse_tree, dense_tree in zip(fits[0].estimators_, fits[1].estimators_):
+        assert np.array_equal(sparse_tree.tree_.feature, dense_tree.tree_.feature)
+        assert np.array_equal(sparse_tree.tree_.threshold, dense_tree.tree_.threshold)
+    ranking = rank_tokens(bags, _games([i % 3 % 2 for i in range(90)]), n_estimators=15, seed=7)
+    order = np.lexsort((np.arange(len(tokens)), -fits[1].feature_importances_))
+    assert ranking.tokens[:top_k(ranking, 10)] == [tokens[i] for i in order[:top_k(ranking, 10)]]
+    assert ranking.tokens[0] == ".planted"

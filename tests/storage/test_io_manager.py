@@ -2,7 +2,9 @@
 names) with row count, path and preview, and loads the partitions an input maps to."""
 
 import dagster as dg
+import numpy as np
 import polars as pl
+import pytest
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.resources import JbagSettings
@@ -43,7 +45,42 @@ def of_all(per_pair: pl.DataFrame) -> pl.DataFrame:
     return per_pair
 
 
-ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all]
+@dg.asset
+def big() -> pl.DataFrame:
+    block = np.ones(50_000_000)  # 400 MB resident while this op runs
+    return pl.DataFrame({"v": [float(block.sum())]})
+
+
+@dg.asset
+def small(big: pl.DataFrame) -> pl.DataFrame:
+    return big
+
+
+@dg.asset(partitions_def=GAMES)
+def streamed(context: dg.AssetExecutionContext) -> pl.LazyFrame:
+    return pl.LazyFrame({"game": [context.partition_key] * 3, "v": [3, 1, 2]}).sort("v")
+
+
+@dg.asset(partitions_def=GAMES)
+def scanned(streamed: pl.LazyFrame) -> pl.DataFrame:
+    assert isinstance(streamed, pl.LazyFrame)  # a scan of the lake file, read only as the query needs it
+    return streamed.filter(pl.col("v") > 1).collect()
+
+
+@dg.multi_asset(outs={"first": dg.AssetOut(), "second": dg.AssetOut()})
+def two_outputs():
+    yield dg.Output(pl.DataFrame({"v": [1.0]}), output_name="first")
+    block = np.ones(50_000_000)  # 400 MB after the first output was stored: still this op's
+    yield dg.Output(pl.DataFrame({"v": [float(block.sum())]}), output_name="second")
+
+
+@dg.asset
+def after_two(second: pl.DataFrame) -> pl.DataFrame:
+    return second
+
+
+ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small, streamed, scanned,
+          two_outputs, after_two]
 
 
 def run(root, selection, partition_key=None):
@@ -90,3 +127,44 @@ def test_a_run_config_override_of_the_settings_moves_the_lake(tmp_path):
     assert lake.read_table(chosen, "per_game", {"game": "a"})["v"].to_list() == [1, 2]
     assert not lake.partition_path(default.resolve(), "per_game", {"game": "a"}).exists()
     assert not default.exists()
+
+
+def test_each_op_gets_its_own_peak_rss_and_cpu_seconds(tmp_path):
+    result = run(tmp_path, ["big", "small"])
+    (big_event,) = result.asset_materializations_for_node("big")
+    (small_event,) = result.asset_materializations_for_node("small")
+    big_peak, small_peak = (e.metadata["peak_rss_mb"].value for e in (big_event, small_event))
+    assert big_peak > small_peak + 300  # the peak was reset after big: small does not inherit its 400 MB
+    assert big_event.metadata["cpu_seconds"].value > 0 and small_event.metadata["cpu_seconds"].value >= 0
+
+
+def test_a_lazyframe_output_is_streamed_to_the_lake_and_a_lazyframe_input_scans_it(tmp_path):
+    result = run(tmp_path, ["streamed", "scanned"], "b")
+    (event,) = result.asset_materializations_for_node("streamed")
+    assert event.metadata["dagster/row_count"].value == 3 and "preview" in event.metadata
+    assert lake.read_table(tmp_path, "streamed", {"game": "b"})["v"].to_list() == [1, 2, 3]
+    assert lake.read_table(tmp_path, "scanned", {"game": "b"})["v"].to_list() == [2, 3]
+    path = lake.partition_path(tmp_path.resolve(), "streamed", {"game": "b"})
+    path.write_bytes(path.read_bytes()[:20])  # truncated: the scan fails where the input is loaded, in one line
+    with pytest.raises(Exception, match="not a readable Parquet file"):
+        run(tmp_path, ["scanned"], "b")
+
+
+def test_a_run_forgets_each_stored_output_instead_of_holding_every_table_to_its_end(tmp_path):
+    result = run(tmp_path, ["big", "small"])
+    assert result.output_for_node("big") is None and result.output_for_node("small") is None  # the lake has them
+    assert lake.read_table(tmp_path, "small")["v"].to_list() == [5e7]
+
+
+def test_an_ops_later_outputs_carry_its_usage_so_far_not_the_next_ops():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        result = run(root, ["first", "second", "after_two"])
+        (first,) = [e for e in result.get_asset_materialization_events()
+                    if e.asset_key == dg.AssetKey("first")]
+        (second,) = [e for e in result.get_asset_materialization_events() if e.asset_key == dg.AssetKey("second")]
+        (after,) = result.asset_materializations_for_node("after_two")
+    peaks = [e.event_specific_data.materialization.metadata["peak_rss_mb"].value for e in (first, second)]
+    assert peaks[1] > peaks[0] + 300  # the 400 MB block is the op's, counted at its later output
+    assert after.metadata["peak_rss_mb"].value < peaks[1] - 300  # and not the next op's, which starts at its input
