@@ -64,6 +64,30 @@ class Items(tuple):
     __slots__ = ()
 
 
+def same_game(first: "Game", second: "Game") -> bool:
+    """Whether two game objects make the same documents: the same object, or the same class and parameters."""
+    return first is second or (type(first) is type(second) and first.params == second.params)
+
+
+def turn_changes(old_turn: int, new_turn: int, old_owner: int, new_owner: int, old: "State", new: "State",
+                 found: list) -> None:
+    """Append to `found` the common_json fields in which `new` differs from `old` (State.json_changes' shared part,
+    both states of one game: gameType and nPlayers are equal), from their turn counters and turn owners (-1 once the
+    game is over)."""
+    if old_turn != new_turn:
+        found.append((_TURN_COUNTER, old_turn, new_turn))
+    if old_owner != new_owner:
+        found.append((_TURN_OWNER, old_owner, new_owner))
+    if old_owner < 0 or new_owner < 0:  # a game over on either side: its outcome fields may differ
+        before, after = common_json(old, ""), common_json(new, "")
+        for key in ("gameStatus", "playerResults"):
+            if before[key] != after[key]:
+                found.append(((key,), before[key], after[key]))
+
+
+_TURN_COUNTER, _TURN_OWNER = ("turnCounter",), ("turnOwner",)
+
+
 def common_key(state: "State") -> tuple:
     """What sets common_json's fields (the game fixed): a json_parts key of the part that holds them."""
     if state.is_terminal():
@@ -125,6 +149,15 @@ class State:
         the subtrees of the other locations below it replaced by {} (which has no tokens), is the same whenever
         its key is the same, in one game; every value of the document lies in some location's subtree. An
         Items key stands for the list at its location item by item (no location lies below it)."""
+        return None
+
+    def json_changes(self, reference: "State") -> list[tuple] | None:
+        """The values in which to_json() (ours) differs from `reference`'s, for counting a document as another plus
+        what changed (None: not offered, or `reference` is not a state of the same game).
+
+        A list of (location, before, after): location is a tuple of dict keys and list indices from the root that
+        both documents have, before and after the JSON values there; the other values of both documents are equal.
+        A location may hold a whole container (a list that grew or shrank is one change at the list)."""
         return None
 
     def determinize(self, player: int, rng: random.Random) -> "State":

@@ -16,7 +16,7 @@ from operator import and_, eq, sub
 
 import engines.cant_stop_tag as cant_stop_tag
 from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
-                          returns_from_scores)
+                          returns_from_scores, same_game, turn_changes)
 
 GAME_TYPE = "CantStop"
 TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
@@ -476,20 +476,63 @@ class CantStopState(State):
             self.won_by,
         )
 
-    def to_json(self, dialect: str = OURS) -> dict:
-        """TAG's container fields, plus this turn's temporary markers (0 = none) and the phase."""
-        if dialect != OURS and check_dialect("cant_stop", dialect) == TAG:
-            return cant_stop_tag.tag_json(self)
+    def json_changes(self, reference) -> list[tuple] | None:
+        """The to_json() values in which this state differs from `reference` (State.json_changes): completed
+        columns, permanent and temporary markers and dice item by item, the phase, the common fields."""
+        if type(reference) is not CantStopState or (reference.game is not self.game and
+                                                    not same_game(reference.game, self.game)):
+            return None
+        found = []
+        if reference.completed != self.completed:
+            _item_changes(_COMPLETED, reference.completed, self.completed, found)
+        old_board, board = reference.board, self.board
+        if old_board != board:
+            for index in range(len(board)):
+                if old_board[index] != board[index]:
+                    found.append((_MARKER_PLACES[index], old_board[index], board[index]))
+        old_temporary, temporary = reference._temporary(), self._temporary()
+        if old_temporary != temporary:
+            _item_changes(_TEMPORARY, old_temporary, temporary, found)
+        if reference.dice != self.dice:
+            _item_changes(_DICE, reference.dice, self.dice, found)
+        if reference.phase != self.phase:
+            found.append((_PHASE, reference.phase, self.phase))
+        turn_changes(reference.turn_counter, self.turn_counter, -1 if reference.won_by >= 0 else reference.player,
+                     -1 if self.won_by >= 0 else self.player, reference, self, found)
+        return found
+
+    def _temporary(self) -> list[int]:
+        """to_json's temporaryMarkerPositions: this turn's marker height per track, 0 where none."""
         temporary = [0] * SLOTS
         room = self.rooms[self.player]
         for track in self.markers:
             temporary[track] = TRACK_LENGTHS[track] - room[track]
+        return temporary
+
+    def to_json(self, dialect: str = OURS) -> dict:
+        """TAG's container fields, plus this turn's temporary markers (0 = none) and the phase."""
+        if dialect != OURS and check_dialect("cant_stop", dialect) == TAG:
+            return cant_stop_tag.tag_json(self)
         board = self.board
         return {
             "completedColumns": list(self.completed),
             "playerMarkerPositions": [board[start:start + SLOTS] for start in range(0, len(board), SLOTS)],
-            "temporaryMarkerPositions": temporary,
+            "temporaryMarkerPositions": self._temporary(),
             "dice": list(self.dice),
             "gamePhase": self.phase,
             **common_json(self, GAME_TYPE),
         }
+
+
+_COMPLETED, _TEMPORARY, _DICE, _PHASE = ("completedColumns",), ("temporaryMarkerPositions",), ("dice",), ("gamePhase",)
+_MARKER_PLACES = tuple(("playerMarkerPositions", index // SLOTS, index % SLOTS) for index in range(SLOTS * 4))  # 4 seats
+
+
+def _item_changes(location: tuple, old, new, found: list) -> None:
+    """Append the items in which two lists differ (json_changes), or the whole list when their lengths differ."""
+    if len(old) != len(new):
+        found.append((location, list(old), list(new)))
+        return
+    for i, (before, after) in enumerate(zip(old, new)):
+        if before != after:
+            found.append(((*location, i), before, after))

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Hashable
 
 import engines.connect4_tag as connect4_tag
-from engines.base import OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json
+from engines.base import (OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json,
+                          same_game, turn_changes)
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -46,6 +47,10 @@ class Connect4(Game):
         self.cells_format = f"0{cols * self.height}x"
         self.row_slices = tuple(slice(start, None, -self.height)
                                 for start in range(cols * self.height - rows, cols * self.height))
+        # json_changes: a cell's bit -> (its location in to_json, its column); a column's heights location
+        self.cell_places = {1 << (c * self.height + bit_row): (("board", rows - 1 - bit_row, c), c)
+                            for c in range(cols) for bit_row in range(rows)}
+        self.height_locations = tuple(("heights", c) for c in range(cols))
         self.min_win_moves = 2 * win - 1
         self.run_shifts = [(step, _doubling_shifts(step, win)) for step in (1, self.height, self.height + 1, self.height - 1)]
         self.shift_groups = tuple(tuple(shifts) for _, shifts in self.run_shifts)
@@ -239,6 +244,42 @@ class Connect4State(AlternatingTwoSeatState):
     def key(self) -> Hashable:
         return self.seat_bits()
 
+    def json_changes(self, reference) -> list[tuple] | None:
+        """The to_json() values in which this state differs from `reference` (State.json_changes), from the
+        bitboards: each changed cell, the heights of its column, the winning cells, the move count, the common fields."""
+        if type(reference) is not Connect4State or (reference._game is not self._game and
+                                                     not same_game(reference._game, self._game)):
+            return None
+        game, found = self._game, []
+        old_moves, moves, old_mask, mask = reference._moves, self._moves, reference._mask, self._mask
+        old_x = reference._current if old_moves & 1 == 0 else old_mask ^ reference._current  # seat 0's pieces
+        new_x = self._current if moves & 1 == 0 else mask ^ self._current
+        changed = (old_x ^ new_x) | (old_mask ^ mask)  # where seat 0's pieces or all pieces differ
+        if changed:
+            places, columns = game.cell_places, []
+            while changed:
+                bit = changed & -changed
+                changed ^= bit
+                location, column = places[bit]
+                found.append((location, _cell(old_x, old_mask, bit), _cell(new_x, mask, bit)))
+                if column not in columns:
+                    columns.append(column)
+            for column in columns:
+                bits = game.column[column]
+                before, after = (old_mask & bits).bit_count(), (mask & bits).bit_count()
+                if before != after:
+                    found.append((game.height_locations[column], before, after))
+        if reference._winner >= 0 or self._winner >= 0:
+            before = game.run_cells(reference.seat_bits()[reference._winner]) if reference._winner >= 0 else []
+            after = game.run_cells(self.seat_bits()[self._winner]) if self._winner >= 0 else []
+            if before != after:
+                found.append((_WINNER_CELLS, before, after))
+        if old_moves != moves:
+            found.append((_MOVE_COUNT, old_moves, moves))
+        turn_changes(old_moves, moves, -1 if reference._over else old_moves & 1, -1 if self._over else moves & 1,
+                     reference, self, found)
+        return found
+
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS and check_dialect("connect4", dialect) == TAG:
             return connect4_tag.tag_json(self)
@@ -255,3 +296,11 @@ class Connect4State(AlternatingTwoSeatState):
             "moveCount": self._moves,
             **common_json(self, "Connect4"),
         }
+
+
+_WINNER_CELLS, _MOVE_COUNT = ("winnerCells",), ("moveCount",)
+
+
+def _cell(seat0: int, mask: int, bit: int) -> str:
+    """The to_json cell of `bit`, given seat 0's pieces and all pieces."""
+    return (PIECES[0] if seat0 & bit else PIECES[1]) if mask & bit else EMPTY

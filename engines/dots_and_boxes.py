@@ -12,7 +12,8 @@ from __future__ import annotations
 from array import array
 
 import engines.dots_and_boxes_tag as dots_and_boxes_tag
-from engines.base import OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores
+from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores,
+                          same_game, turn_changes)
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
@@ -66,6 +67,10 @@ class DotsAndBoxes(Game):
                     boxes_of_line[line].append((1 << (r * self.cols + c), mask))
         # For each line: (box bit, that box's line mask) for the one or two boxes it borders.
         self.boxes_of_line = tuple(tuple(pairs) for pairs in boxes_of_line)
+        # json_changes: the to_json locations of each line's and box's owner, and of each seat's box count
+        self.line_locations = tuple(("lineOwners", line) for line in range(self.n_lines))
+        self.box_locations = tuple(("boxOwners", box) for box in range(self.n_boxes))
+        self.box_count_locations = (("nCellsPerPlayer", 0), ("nCellsPerPlayer", 1))
 
     def new_state(self, seed: int = 0) -> "DotsAndBoxesState":
         """The empty board with seat 0 to move; the game has no chance, so `seed` changes nothing."""
@@ -197,6 +202,26 @@ class DotsAndBoxesState(State):
         mover = -1 if self.owned == self.game.all_boxes else self.player
         return (self.drawn, self.boxes_by[0], self.boxes_by[1], mover)
 
+    def json_changes(self, reference) -> list[tuple] | None:
+        """The to_json() values in which this state differs from `reference` (State.json_changes), from the bit
+        sets: each line and box whose owner changed, the box counts, the common fields."""
+        if type(reference) is not DotsAndBoxesState or (reference.game is not self.game and
+                                                         not same_game(reference.game, self.game)):
+            return None
+        game, found = self.game, []
+        _owner_changes(reference.lines_by, self.lines_by, game.line_locations, found)
+        old_boxes, new_boxes = reference.boxes_by, self.boxes_by
+        if old_boxes != new_boxes:
+            _owner_changes(old_boxes, new_boxes, game.box_locations, found)
+            for seat, location in enumerate(game.box_count_locations):
+                before, after = old_boxes[seat].bit_count(), new_boxes[seat].bit_count()
+                if before != after:
+                    found.append((location, before, after))
+        all_boxes = game.all_boxes
+        turn_changes(reference.turn_counter, self.turn_counter, -1 if reference.owned == all_boxes else reference.player,
+                     -1 if self.owned == all_boxes else self.player, reference, self, found)
+        return found
+
     def to_json(self, dialect: str = OURS) -> dict:
         """Owner seat of each line (by line id) and box (row-major), -1 if none; box counts per seat."""
         if dialect != OURS and check_dialect("dots_and_boxes", dialect) == TAG:
@@ -214,3 +239,16 @@ class DotsAndBoxesState(State):
             "nCellsPerPlayer": [boxes[0].bit_count(), boxes[1].bit_count()],
             **common_json(self, GAME_TYPE),
         }
+
+
+def _owner_changes(old: list[int], new: list[int], locations: tuple, found: list) -> None:
+    """Append (location, old owner, new owner) of every item whose owner differs between two per-seat bit sets
+    (owners as owners_of_bits reads them: seat 1 where both hold an item, -1 where none)."""
+    changed = (old[0] ^ new[0]) | (old[1] ^ new[1])
+    while changed:
+        bit = changed & -changed
+        changed ^= bit
+        before = 1 if old[1] & bit else 0 if old[0] & bit else -1
+        after = 1 if new[1] & bit else 0 if new[0] & bit else -1
+        if before != after:
+            found.append((locations[bit.bit_length() - 1], before, after))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from engines.base import (OURS, AlternatingTwoSeatState, Game, Items, check_dialect, check_params, common_json,
-                          common_key)
+                          common_key, turn_changes)
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -25,6 +25,9 @@ ROW_CELLS = tuple(tuple(PIECES[1] if key >> (3 + c) & 1 else PIECES[0] if key >>
 LINE_CELLS = tuple(tuple((cell // 3, cell % 3) for cell in range(9)
                          if any(board & line == line and line >> cell & 1 for line in LINES))
                    for board in range(512))
+
+CELL_LOCATIONS = tuple(("board", cell // 3, cell % 3) for cell in range(9))  # json_changes: a cell's location
+_WINNER_CELLS, _MOVE_COUNT = ("winnerCells",), ("moveCount",)
 
 
 class TicTacToe(Game):
@@ -126,6 +129,32 @@ class TicTacToeState(AlternatingTwoSeatState):
                                    (x >> 6) | (o >> 6) << 3)),
                 ("winnerCells",): self._seats[self._winner] if self._winner >= 0 else None}
 
+    def json_changes(self, reference) -> list[tuple] | None:
+        """The to_json() values in which this state differs from `reference` (State.json_changes), from the
+        bitboards: each changed cell, the winning cells, the move count, the common fields."""
+        if type(reference) is not TicTacToeState:
+            return None
+        (old_x, old_o), (new_x, new_o) = reference._seats, self._seats
+        changed, found = (old_x ^ new_x) | (old_o ^ new_o), []
+        while changed:
+            bit = changed & -changed
+            changed ^= bit
+            found.append((CELL_LOCATIONS[bit.bit_length() - 1], _cell(old_x, old_o, bit), _cell(new_x, new_o, bit)))
+        if reference._winner >= 0 or self._winner >= 0:
+            before, after = reference._winner_cells(), self._winner_cells()
+            if before != after:
+                found.append((_WINNER_CELLS, before, after))
+        old_moves, moves = reference._moves, self._moves
+        if old_moves != moves:
+            found.append((_MOVE_COUNT, old_moves, moves))
+        turn_changes(old_moves, moves, -1 if reference._over else old_moves & 1, -1 if self._over else moves & 1,
+                     reference, self, found)
+        return found
+
+    def _winner_cells(self) -> list[list[int]]:
+        """to_json's winnerCells."""
+        return [[r, c] for r, c in LINE_CELLS[self._seats[self._winner]]] if self._winner >= 0 else []
+
     def to_json(self, dialect: str = OURS) -> dict:
         if dialect != OURS:
             check_dialect("tictactoe", dialect, (OURS,))
@@ -133,7 +162,12 @@ class TicTacToeState(AlternatingTwoSeatState):
         return {
             "board": [list(ROW_CELLS[(x & 7) | (o & 7) << 3]), list(ROW_CELLS[(x >> 3 & 7) | (o >> 3 & 7) << 3]),
                       list(ROW_CELLS[(x >> 6) | (o >> 6) << 3])],
-            "winnerCells": [[r, c] for r, c in LINE_CELLS[self._seats[self._winner]]] if self._winner >= 0 else [],
+            "winnerCells": self._winner_cells(),
             "moveCount": self._moves,
             **common_json(self, "TicTacToe"),
         }
+
+
+def _cell(x: int, o: int, bit: int) -> str:
+    """The to_json cell of `bit` ("o" where both seats hold it, as ROW_CELLS codes it)."""
+    return PIECES[1] if o & bit else PIECES[0] if x & bit else EMPTY

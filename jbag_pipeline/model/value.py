@@ -20,6 +20,7 @@ from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
                                       jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.json_parts import PartCounts, column_counts
+from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -31,6 +32,10 @@ _CHANGE_CACHE_LIMIT = 200_000  # changes remembered before starting afresh
 _DENSE_WIDTH = 1024  # up to this many features, V is computed over every feature column
 _SMALL_BATCH = 64  # up to this many (candidate, seat) distances, the last steps are taken in Python
 _BY_CHANGES_MIN = 4096  # from this many (candidate, base column) cells on, the JSD may be taken by changes
+# The compiled loop takes a scalar log per (distinct total, base column, prototype), about twice the cost of one of
+# numpy's vectorised logs, of which the numpy batch takes one per (candidate, column, prototype + 1) plus a fixed cost
+# of its dozen calls, worth about this many logs; the cheaper is taken (numpy wins at 7 Wonders unrestricted)
+_NUMPY_CALLS_AS_LOGS = 16384
 
 
 def seat_values(distances: np.ndarray) -> np.ndarray:
@@ -182,6 +187,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
+        self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _listed_change_columns
+        self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
         self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
         self._shares, self._empty = row_shares(self.prototypes, "DeterminizedJsonBagValue")
@@ -194,7 +201,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._trajectory_mass = 0  # the trajectory's count in and outside the index
         self._reference: dict | list = {}  # the last decision's sample (its document); at first the empty document
         self._reference_parts: dict = {}  # the same sample's json_parts, when states are counted by parts
+        self._reference_state = None  # a copy of the same sample, when states are counted by json_changes
         self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
+        self._by_changes: bool | None = None  # whether they are counted by json_changes (known at its first)
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
         self._set_base(np.zeros(len(self.features)), 0)  # trajectory plus reference: what children add to
 
@@ -204,7 +213,15 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         columns, counts = [], []
         reference_counts = self._reference_counts  # never changed in place: a new array when it changes
-        if self._counted_by_parts(state):
+        if self._counted_by_changes(state):
+            old = self._reference_state
+            changes = None if old is None else state.json_changes(old)
+            if changes is None:  # the game's first sample (or one of another game)
+                reference_counts, mass = self._anchored_counts(state, columns, counts)
+            else:
+                mass = self._reference_mass + self._listed_change_columns(changes, columns, counts)
+            self._reference_state = state.clone()
+        elif self._counted_by_parts(state):
             parts, old, mass = state.json_parts(), self._reference_parts, self._reference_mass
             if self._forget_parts(state):  # count the sample afresh: every part of a reference is remembered
                 old, mass, reference_counts = {}, 0, np.zeros(len(self.features))
@@ -214,13 +231,39 @@ class DeterminizedJsonBagValue(JsonBagValue):
             doc = self.document(state)
             mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
             self._reference = doc
-        if columns:
-            reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
+        advance = compiled(advance_counts)
+        if advance is not None:  # one compiled call for what follows
+            reference_counts, self.trajectory, base, reference_sum, nonzero = advance(
+                reference_counts, self.trajectory, np.array((columns, counts), dtype=float))
+        else:
+            if columns:
+                reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
+            self.trajectory = self.trajectory + reference_counts
+            base, reference_sum, nonzero = self.trajectory + reference_counts, reference_counts.sum(), None
         self._reference_counts, self._reference_mass = reference_counts, mass
-        self.trajectory = self.trajectory + reference_counts
-        self.trajectory_outside += mass - reference_counts.sum()
+        self.trajectory_outside += mass - reference_sum
         self._trajectory_mass += mass
-        self._set_base(self.trajectory + reference_counts, self._trajectory_mass + mass)
+        self._set_base(base, self._trajectory_mass + mass, nonzero)
+
+    def _anchored_counts(self, state, columns: list, counts: list) -> tuple[np.ndarray, int]:
+        """(counts, mass) to which `state`'s changes from the anchor are added (the first state counted afresh,
+        kept across games: each game's first sample differs from it by a few moves, not a whole document), those
+        changes extending columns and counts; a state of another game is counted afresh and becomes the anchor."""
+        anchor = self._anchor
+        changes = None if anchor is None else state.json_changes(anchor[0])
+        if changes is None:
+            found_columns, found_counts = [], []
+            mass = self._change_columns({}, state.to_json(), found_columns, found_counts)
+            anchor_counts = np.bincount(np.asarray(found_columns, dtype=np.int64), found_counts, len(self.features))
+            anchor = self._anchor = (state.clone(), anchor_counts, mass)
+            return anchor[1], anchor[2]
+        return anchor[1], anchor[2] + self._listed_change_columns(changes, columns, counts)
+
+    def _counted_by_changes(self, state) -> bool:
+        """Whether states are counted by json_changes: decided by the game's first state (all of one engine)."""
+        if self._by_changes is None:
+            self._by_changes = self.counts_by_changes and state.json_changes(state) is not None
+        return self._by_changes
 
     def _counted_by_parts(self, state) -> bool:
         """Whether states are counted by json_parts: decided by the game's first state (all of one engine)."""
@@ -243,10 +286,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
             return True
         return False
 
-    def _set_base(self, base: np.ndarray, mass: float) -> None:
-        """What every child adds its changes to; the columns where it has counts are found when first needed."""
+    def _set_base(self, base: np.ndarray, mass: float, nonzero: np.ndarray | None = None) -> None:
+        """What every child adds its changes to; the columns where it has counts (`nonzero`, else found when first
+        needed)."""
         self._base, self._base_mass = base, mass
-        self._base_columns: np.ndarray | None = None
+        self._base_columns: np.ndarray | None = nonzero
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` (a determinized state)."""
@@ -258,7 +302,29 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._check_seat(seat)
         base_mass = self._base_mass
         columns, counts, lengths, totals = [], [], [], []
-        if states and self._counted_by_parts(states[0]):
+        if states and self._counted_by_changes(states[0]):
+            reference, cache, cache_listed = self._reference_state, self._listed_cache, self._cache_listed
+            for state in states:
+                size, mass = len(columns), base_mass
+                changes = None if reference is None else state.json_changes(reference)
+                if changes is None:  # valued before any decision, or of another game: the documents' difference
+                    old = {} if reference is None else reference.to_json()
+                    mass += self._change_columns(old, state.to_json(), columns, counts)
+                else:  # _listed_change_columns, inlined: a child has a handful of changes, a decision 5-40 children
+                    for change in changes:
+                        try:
+                            entry = cache.get(change)
+                        except TypeError:
+                            change = _hashable_change(change)
+                            entry = cache.get(change)
+                        if entry is None:
+                            entry = cache_listed(change)
+                        columns += entry[0]
+                        counts += entry[1]
+                        mass += entry[2]
+                totals.append(mass)
+                lengths.append(len(columns) - size)
+        elif states and self._counted_by_parts(states[0]):
             if self._parts_game is None:  # valued before any decision: nothing is remembered yet
                 self._forget_parts(states[0])
             reference, change = self._reference_parts, self._part_counts.change
@@ -273,6 +339,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
                 lengths.append(len(columns) - size)
         n, base = len(states), self._base
+        kernel, width, k = compiled(seat_values_by_changes), len(self._nonzero_base()), len(self._empty)
+        if kernel is not None and 2 * len(set(totals)) * width * k <= n * width * (k + 1) + _NUMPY_CALLS_AS_LOGS:
+            return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty,
+                          np.array((columns, counts), dtype=float), np.array((lengths, totals), dtype=float), seat)
         if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
                 n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
@@ -315,6 +385,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return np.insert(known, np.searchsorted(known, extra), extra) if len(extra) else known
 
     counts_by_parts = True  # states that offer json_parts are counted by them (their to_json() in our dialect)
+    counts_by_changes = True  # states that offer json_changes are counted by them (before parts; our dialect too)
 
     def document(self, state) -> dict:
         """The JSON document of `state` that is tokenized (our own dialect)."""
@@ -336,6 +407,34 @@ class DeterminizedJsonBagValue(JsonBagValue):
             counts += entry[1]
             mass += entry[2]
         return mass
+
+    def _listed_change_columns(self, changes: list[tuple], columns: list, counts: list) -> int:
+        """_change_columns of the changes a state lists (State.json_changes: location, before, after), each
+        change's counts cached under the change itself (a location's paths are fixed for this value)."""
+        cache, mass = self._listed_cache, 0
+        for change in changes:
+            try:
+                entry = cache.get(change)
+            except TypeError:  # a container on one side: keyed by its JSON text
+                change = _hashable_change(change)
+                entry = cache.get(change)
+            if entry is None:
+                entry = self._cache_listed(change)
+            columns += entry[0]
+            counts += entry[1]
+            mass += entry[2]
+        return mass
+
+    def _cache_listed(self, change: tuple) -> tuple[list, list, int]:
+        """(columns, signed counts, mass change) of one listed change, remembered under the change."""
+        if len(self._listed_cache) >= _CHANGE_CACHE_LIMIT:
+            self._listed_cache.clear()
+        location, before, after = change
+        before, after = _json_value(before), _json_value(after)
+        paths = self._part_counts.paths(location)
+        tokens = self._delta.tokens_of_change(before, after, paths) if paths else {}
+        entry = self._listed_cache[change] = column_counts(tokens, self._column)
+        return entry
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
         """(columns, signed counts, mass change) of one change, remembered under `key`."""
@@ -394,6 +493,7 @@ class TagDocumentValue(DeterminizedJsonBagValue):
     state: begin_game, which OSLAAgent calls with the seat's sample of it (TAG's initializePlayer)."""
 
     counts_by_parts = False  # json_parts describe our dialect's document
+    counts_by_changes = False  # so do json_changes
 
     def document(self, state) -> dict:
         return state.to_json(dialect="tag")
@@ -506,3 +606,14 @@ def _hashable(value):
     """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
     their orjson bytes."""
     return orjson.dumps(value) if type(value) in _CONTAINERS else value
+
+
+def _hashable_change(change: tuple) -> tuple:
+    """A listed change with a container on one side as a cache key: containers as their orjson bytes."""
+    location, before, after = change
+    return location, _hashable(before), _hashable(after)
+
+
+def _json_value(value):
+    """A listed change's side as JSON: a container keyed by its orjson bytes read back."""
+    return orjson.loads(value) if type(value) is bytes else value

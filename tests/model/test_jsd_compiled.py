@@ -1,0 +1,123 @@
+"""The compiled batch (model/jsd_compiled) equals its plain Python function and the numpy batch (bags.jsd_by_terms,
+then V_seat) to 1e-12 on random bags: zeros, empty prototypes, columns a change empties or fills, repeated columns,
+empty candidates; and the JSON-Bag value gives the same children's values with and without it."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from scipy.special import xlogy
+
+from engines import load_game
+from jbag_pipeline.model import value as value_module
+from jbag_pipeline.model.bags import jsd_by_terms, prototype_terms, row_shares
+from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
+from jbag_pipeline.model.tokenize import tokenize_state
+from jbag_pipeline.model.value import DeterminizedJsonBagValue, seat_values
+from tests.engines.test_json_changes import random_states
+
+needs_numba = pytest.mark.skipif(compiled(seat_values_by_changes) is None, reason="numba is not installed")
+
+
+def random_batch(rng: np.random.Generator) -> tuple:
+    """(base, nonzero, shares, plogp, empty, changes, candidates) of a random decision, and its rows."""
+    width, k, n = int(rng.integers(1, 60)), int(rng.integers(2, 5)), int(rng.integers(1, 12))
+    base = rng.integers(0, 4, width) * (rng.random(width) < 0.6)
+    prototypes = rng.random((k, width)) * (rng.random((k, width)) < 0.7)
+    prototypes[rng.random(k) < 0.2] = 0.0  # seats that never won
+    shares, empty = row_shares(prototypes, "test")
+    columns, counts, lengths = [], [], []
+    for _ in range(n):
+        size = len(columns)
+        for column in rng.choice(width, int(rng.integers(0, min(width, 5) + 1)), replace=False).tolist():
+            delta = int(rng.integers(-int(base[column]), 4)) if rng.random() < 0.8 else -int(base[column])
+            part = int(rng.integers(-2, 3))  # some changes come in two entries for one column
+            columns += [column, column] if part else [column]
+            counts += [part, delta - part] if part else [delta]
+        lengths.append(len(columns) - size)
+    rows = np.repeat(np.arange(n), lengths)
+    x = np.tile(base.astype(float), (n, 1))
+    np.add.at(x, (rows, np.array(columns, dtype=np.int64)), np.array(counts, dtype=float))
+    outside = rng.integers(0, 3, n) * (rng.random(n) < 0.5)
+    totals = x.sum(axis=1) + outside
+    return (base.astype(float), np.flatnonzero(base), shares, xlogy(shares, shares), empty,
+            np.array((columns, counts), dtype=float).reshape(2, -1), np.array((lengths, totals), dtype=float)), x
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_loop_equals_the_numpy_batch_on_random_bags(seed):
+    rng = np.random.default_rng(seed)
+    batch, x = random_batch(rng)
+    base, nonzero, shares, plogp, empty, changes, candidates = batch
+    seat = int(rng.integers(0, shares.shape[0]))
+    expected = seat_values(jsd_by_terms(x, candidates[1].tolist(), prototype_terms(shares, empty)))[:, seat]
+    np.testing.assert_allclose(seat_values_by_changes(*batch, seat), expected, rtol=0, atol=1e-12)
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(200))
+def test_the_compiled_loop_equals_the_plain_one(seed):
+    rng = np.random.default_rng(seed)
+    batch, _ = random_batch(rng)
+    seat = int(rng.integers(0, batch[2].shape[0]))
+    np.testing.assert_allclose(compiled(seat_values_by_changes)(*batch, seat), seat_values_by_changes(*batch, seat), rtol=0,
+                               atol=1e-12)
+
+
+def test_equal_candidates_get_equal_values_whatever_the_order_of_their_changes():
+    base, shares = np.array([3.0, 1.0, 0.0, 2.0]), np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
+    batch = (base, np.flatnonzero(base), shares, xlogy(shares, shares), np.zeros(2, dtype=bool),
+             np.array([[0, 2, 3, 3, 2, 0], [1.0, 2.0, -1.0, -1.0, 2.0, 1.0]]), np.array([[3, 3], [9.0, 9.0]]))
+    for loop in filter(None, (seat_values_by_changes, compiled(seat_values_by_changes))):
+        first, second = loop(*batch, 0)
+        assert first == second
+
+
+@needs_numba
+@pytest.mark.parametrize("name", ["connect4", "dominion"])
+def test_the_value_with_and_without_the_compiled_loop_is_the_same(name, monkeypatch):
+    game = load_game(name)
+    states = [s for s in random_states(game, 40, seed=8) if not s.is_terminal()]
+    bags = [tokenize_state(s.to_json(), num_suffix=True) for s in states[::3]]
+    prototypes = [dict(bag) for bag in bags[:game.n_players]]
+    features = sorted(set().union(*bags))[::5]
+    for chosen in (features, None):
+        runs = []
+        for kernels in (compiled, lambda function: None):
+            monkeypatch.setattr(value_module, "compiled", kernels)
+            value, rng, values = DeterminizedJsonBagValue(prototypes, chosen), random.Random(4), []
+            for state in states:
+                sample = state.determinize(state.current_player, rng)
+                value.begin_decision(sample, state.current_player)
+                children = []
+                for action in sample.legal_actions():
+                    children.append(sample.clone())
+                    children[-1].apply(action)
+                values.extend(np.asarray(value.values(children, state.current_player)).tolist())
+            runs.append((values, value.trajectory.copy(), value._base_mass))
+        np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(runs[0][1], runs[1][1])
+        assert runs[0][2] == runs[1][2]
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(50))
+def test_the_compiled_advance_equals_the_plain_one(seed):
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(1, 40))
+    reference, trajectory = rng.integers(0, 5, width).astype(float), rng.integers(0, 20, width).astype(float)
+    columns = rng.integers(0, width, int(rng.integers(0, 10)))
+    counts = np.array([float(rng.integers(0, 3)) for _ in columns])
+    before, changes = (reference.copy(), trajectory.copy()), np.array((columns, counts), dtype=float).reshape(2, -1)
+    plain = advance_counts(reference, trajectory, changes)
+    fast = compiled(advance_counts)(reference, trajectory, changes)
+    for a, b in zip(plain, fast):
+        np.testing.assert_array_equal(a, b)
+    expected = reference + np.bincount(columns, counts, width)
+    np.testing.assert_array_equal(plain[0], expected)
+    np.testing.assert_array_equal(plain[2], trajectory + 2 * expected)
+    np.testing.assert_array_equal(plain[4], np.flatnonzero(trajectory + 2 * expected))
+    np.testing.assert_array_equal(reference, before[0])  # the given arrays unchanged
+    np.testing.assert_array_equal(trajectory, before[1])
