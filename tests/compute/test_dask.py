@@ -162,7 +162,8 @@ def test_a_worker_killed_mid_batch_leaves_the_batch_to_the_other_one(cluster):
         busy = _worker_names_processing(client)
         victim = next((name for name in cluster.workers if any(str(b).startswith(name) for b in busy)), None)
         time.sleep(0.05)
-    assert victim is not None, "no worker was seen playing"
+    assert victim is not None, (f"no worker was seen playing (the batch {'ended' if not player.is_alive() else 'ran'};"
+                                f" its error: {outcome.get('error')!r})")
     _stop(cluster.workers[victim])
     player.join(timeout=300)
     assert not player.is_alive() and "error" not in outcome, outcome.get("error")
