@@ -22,8 +22,8 @@ DEMO = {
 REPRODUCE = {
     "connect4": (800, 100, 50, 200, 50, 1, {**OPENSPIEL, "openspiel_simulations": 1000}),
     "tictactoe": (200, 100, 20, 200, 50, 1, OURS),
-    "dots_and_boxes": (560, 30, 20, 200, 50, 1, {**OPENSPIEL, "openspiel_simulations": 200}),
-    "cant_stop": (800, 20, 10, 100, 25, 1, OURS),
+    "dots_and_boxes": (2240, 30, 20, 200, 50, 1, {**OPENSPIEL, "openspiel_simulations": 200}),
+    "cant_stop": (1600, 20, 10, 100, 25, 1, OURS),
     "sea_salt_paper": (800, 15, 10, 100, 25, 1, OURS),  # 800 since the model steps fit 6 GB there (issue 24)
     "dominion": (720, 15, 10, 100, 25, 1, OURS),
     "seven_wonders": (800, 15, 10, 100, 25, 1, OURS),
