@@ -31,9 +31,9 @@ class OSLAAgent:
                              f"{type(value).__name__}")
         self.name = "osla"
         self.value_function: ValueFunction = ScoreValue() if value is None else value
-        # A forced move is played without building and valuing its child when nothing would notice: the value keeps
-        # nothing (MemorylessValue) and child() draws nothing from the agent's RNG (not the simultaneous OSLA's).
-        self._forced_needs_no_child = isinstance(self.value_function, MemorylessValue) and \
+        # A forced move is played without building and valuing its child when nothing would notice: the value need
+        # not see every decision and child() draws nothing from the agent's RNG (not the simultaneous OSLA's).
+        self._forced_needs_no_child = not self.value_function.sees_every_decision and \
             type(self).child is OSLAAgent.child
         self.reset(seed)
 

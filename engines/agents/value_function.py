@@ -14,6 +14,10 @@ class ValueFunction(Protocol):
     better for `seat`). Subclasses define value(); values() defaults to it per state, and a value that can value
     many states at once overrides it. A value that also wants each game's initial state implements GameStartValue."""
 
+    # Whether the value must see every decision (begin_decision and its children) to value later ones: a value that
+    # keeps nothing between decisions sets it False, so a forced move is played without valuing its child.
+    sees_every_decision: bool = True
+
     def reset(self) -> None:
         """Start a new game (forget what the last one added)."""
 
@@ -39,6 +43,8 @@ class GameStartValue(Protocol):
 
 class MemorylessValue(ValueFunction):
     """A ValueFunction that keeps nothing between decisions or games: subclasses define value() only."""
+
+    sees_every_decision = False
 
     def reset(self) -> None:
         """Nothing to forget."""
