@@ -243,7 +243,8 @@ DEMO_GAMES = {
 # GameRun default, as reproduce has no tuning grid; every game's self-play count stated, even where it is the demo's.
 # Can't Stop and Dots and Boxes had not settled at 800 and 560 games (README, "What the reproduce preset finds"), so
 # their self-play was doubled by the rule, whatever the verdict: Can't Stop settled at 1,600; Dots and Boxes, not
-# settled at 1,120, is doubled once more
+# settled at 1,120, was doubled once more and had not settled at 2,240 either (a third doubling would take the run
+# past the 2 hours)
 REPRODUCE_CHANGES = {
     "connect4": {"selfplay_games": 800, "eval_games_per_seat": 200},
     "tictactoe": {"eval_games_per_seat": 200},
