@@ -313,9 +313,14 @@ class SeaSaltPaperState(State):
 
     def draw_cards(self) -> None:
         """TAG's DrawAndDiscard: draw up to draw_count; a single drawn card is kept without a discard."""
-        n = min(self.game.draw_count, len(self.draw_pile))
+        player, pile = self.player, self.draw_pile
+        n = min(self.game.draw_count, len(pile))
+        hand, counts = self.hands[player], self.counts[player]  # gain(), written out: every turn draws
         for _ in range(n):
-            self.gain(self.player, self.draw_pile.pop())
+            card = pile.pop()
+            hand.append(card)
+            counts[SLOT[card]] += 1
+        self.points[player] = None
         discards = 0 if n == 1 else min(self.game.discard_count, n)
         if discards:
             self.phase, self.pending_drawn, self.pending_discards = DISCARD, n, discards

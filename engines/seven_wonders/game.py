@@ -277,8 +277,8 @@ class SevenWondersState(State):
                 coin, need = COST_PARTS[name]
                 if left is None:
                     left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
-                payments = payment_front(need, own, left, right, prices, coins - coin)
-                actions += [("play", name, l, r) for l, r in payments]
+                for l, r in payment_front(need, own, left, right, prices, coins - coin):
+                    actions.append(("play", name, l, r))
         wonder, side, stage, _ = self.boards[seat]
         stage_costs = STAGE_PARTS[wonder][side]
         if stage <= len(stage_costs):
@@ -288,8 +288,10 @@ class SevenWondersState(State):
                 left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
             coin, need = stage_costs[stage - 1]
             options = payment_front(need, own, left, right, prices, coins - coin)
-            if options:
-                actions += [("wonder", name, l, r) for name in distinct for l, r in options]
+            if options:  # (a comprehension costs more than a few appends)
+                for name in distinct:
+                    for l, r in options:
+                        actions.append(("wonder", name, l, r))
         actions += map(DISCARD.__getitem__, distinct)
         return actions
 
@@ -392,7 +394,7 @@ class SevenWondersState(State):
             return
         card = CARDS[name]
         if not self._is_free(seat, card, len(self.hands[seat]) + 1):
-            self.res[seat][COIN] -= sum(k for resource, k in card.cost if resource == "Coin")
+            self.res[seat][COIN] -= COST_PARTS[name][0]  # the card's coins
         self._build(seat, name)
 
     def _build(self, seat: int, name: str) -> None:
