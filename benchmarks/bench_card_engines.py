@@ -6,7 +6,8 @@ in its own subprocess whose PYTHONPATH puts either that folder or this checkout 
 (time.process_time), which other processes on a shared machine disturb far less than wall time. A "card_mcts"
 measurement is one MCTSAgent decision at each of several states spread over a seeded random game (iterations/s);
 a "card_selfplay" one plays whole self-play games as the pipeline does (one MCTSAgent a seat seeded seed*16+seat,
-every recorded state serialised with orjson; games/s). Budgets: "demo" and "reproduce" (each preset's iterations
+every recorded state serialised with orjson; games/s), and hashes its records (actions, every state's JSON, the
+outcome): ours must equal the base's, byte for byte, or the run stops. Budgets: "demo" and "reproduce" (each preset's iterations
 and rollout length per game; a setting whose budget equals an earlier one's for that game is measured once, its
 benchmark naming both) and "paper" (1000 iterations, rollouts of 100; decisions only).
 The ratio is the median over repeats of ours / base measured back to back.
@@ -64,9 +65,10 @@ def extract_base(folder: Path, commit: str = BASE_COMMIT) -> Path:
 
 
 def measure_once(engines_root: Path, game: str, iterations: int, rollout: int, count: int,
-                 kind: str = "decisions") -> float:
-    """Iterations/s (kind "decisions", `count` decisions) or games/s (kind "selfplay", `count` games) of one
-    measurement in a fresh interpreter importing `engines` from `engines_root`."""
+                 kind: str = "decisions") -> dict:
+    """{"per_s": iterations/s (kind "decisions", `count` decisions) or games/s (kind "selfplay", `count` games),
+    "records": the self-play records' sha256 (selfplay only)} of one measurement in a fresh interpreter importing
+    `engines` from `engines_root`."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(engines_root), str(ROOT)])}
     command = [sys.executable, str(Path(__file__).resolve()), f"--{kind}", game, str(iterations), str(rollout),
                str(count)]
@@ -77,7 +79,7 @@ def measure_once(engines_root: Path, game: str, iterations: int, rollout: int, c
     expected = (engines_root / "engines").resolve()
     if Path(result["engines"]).resolve() != expected:
         raise RuntimeError(f"bench_card_engines: worker imported engines from {result['engines']}, not {expected}")
-    return result["per_s"]
+    return result
 
 
 def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dict:
@@ -105,7 +107,10 @@ def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dic
 
 
 def selfplay_worker(game_name: str, iterations: int, rollout: int, games: int) -> dict:
-    """In the subprocess: `games` self-play games (seeds 0, 1, ...) as jbag_pipeline.agents.selfplay plays them."""
+    """In the subprocess: `games` self-play games (seeds 0, 1, ...) as jbag_pipeline.agents.selfplay plays them;
+    "records" hashes, after the timing, what the states table keeps of them."""
+    import hashlib
+
     import orjson
 
     import engines
@@ -114,15 +119,19 @@ def selfplay_worker(game_name: str, iterations: int, rollout: int, games: int) -
     from engines.match import play_match
 
     game = load_game(game_name)
-    start = time.process_time()
+    start, records = time.process_time(), []
     for seed in range(games):
         agents = [MCTSAgent(iterations=iterations, rollout_length=rollout, seed=seed * 16 + seat)
                   for seat in range(game.n_players)]
         record = play_match(game, agents, seed=seed)
-        for state in record.states:  # the states table's doc column
-            orjson.dumps(state.doc)
+        records.append((record, [orjson.dumps(state.doc) for state in record.states]))  # the states' doc column
     seconds = time.process_time() - start
-    return {"per_s": games / seconds, "engines": str(Path(engines.__file__).parent)}
+    digest = hashlib.sha256()
+    for record, docs in records:
+        digest.update(orjson.dumps([record.actions, record.returns, record.scores, record.winner, record.n_actions]))
+        for state, doc in zip(record.states, docs):
+            digest.update(orjson.dumps([state.state_idx, state.turn, state.player]) + doc)
+    return {"per_s": games / seconds, "records": digest.hexdigest(), "engines": str(Path(engines.__file__).parent)}
 
 
 def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, ...] | None = None,
@@ -143,7 +152,9 @@ def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, .
                     ours, old, ratios = [], [], []
                     for r in range(repeats):
                         order = (base, ROOT) if r % 2 == 0 else (ROOT, base)
-                        speeds = {root: measure_once(root, game, iterations, rollout, count, kind) for root in order}
+                        results = {root: measure_once(root, game, iterations, rollout, count, kind) for root in order}
+                        check_records(results[ROOT], results[base], game, iterations, rollout)
+                        speeds = {root: result["per_s"] for root, result in results.items()}
                         ours.append(speeds[ROOT])
                         old.append(speeds[base])
                         ratios.append(speeds[ROOT] / speeds[base])
@@ -154,6 +165,14 @@ def run(repeats: int = 5, games: tuple[str, ...] = GAMES, settings: tuple[str, .
                     rows.append({"benchmark": benchmark, "subject": f"engines of {BASE_COMMIT}", "metric": metric,
                                  "median": statistics.median(old), "ratio": None})
     return rows
+
+
+def check_records(ours: dict, base: dict, game: str, iterations: int, rollout: int) -> None:
+    """Stop the run when our self-play records differ from the base commit's from the same seeds."""
+    if ours.get("records") != base.get("records"):
+        raise RuntimeError(f"bench_card_engines: {game} self-play records ({iterations} iterations, rollout "
+                           f"{rollout}) differ from those of {BASE_COMMIT}: {ours.get('records')} != "
+                           f"{base.get('records')}")
 
 
 def _budgets_to_measure(per_setting: dict, game: str, settings: tuple[str, ...] | None, kind: str) -> list:

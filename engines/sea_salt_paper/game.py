@@ -25,8 +25,8 @@ import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
 from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_params, normalize_action,
                           returns_from_scores)
 from engines.chance import shuffle
-from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT, colour_bonus,
-                                         hand_points, slot_counts)
+from engines.sea_salt_paper.cards import (DECK, N_SLOTS, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT,
+                                         colour_bonus, hand_points, slot_counts)
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document, state_parts
 
 # The generator of chance events, re-seeded for each with the state's chance_seed, as random.Random(seed) seeds
@@ -84,7 +84,7 @@ class SeaSaltPaperState(State):
 
     __slots__ = ("game", "n_players", "hands", "played", "piles", "draw_pile", "totals", "protected",
                  "last_chance", "player", "phase", "pending_drawn", "pending_discards", "crab_pile",
-                 "turn_counter", "round_counter", "first_player", "chance_seed", "legal")
+                 "turn_counter", "round_counter", "first_player", "chance_seed", "legal", "counts", "points")
 
     def __init__(self, game: SeaSaltPaper, seed: int):
         n = game.n_players
@@ -106,6 +106,11 @@ class SeaSaltPaperState(State):
         self.first_player = 0
         self.chance_seed = seed
         self.legal: list[Action] | None = None  # cached legal actions; cleared by every change
+        # Kept up to date as cards move (MCTS reads them at every DUO phase and every rollout's end): each hand's
+        # slot_counts, and each seat's hand points (None: to be computed from the counts when next asked).
+        # Code that sets hands or played areas directly calls recount() afterwards.
+        self.counts: list[list[int]] = [[0] * N_SLOTS for _ in range(n)]
+        self.points: list[int | None] = [None] * n
 
     # ----- chance -------------------------------------------------------------------------------------
 
@@ -129,6 +134,12 @@ class SeaSaltPaperState(State):
         self.last_chance = -1
         self.player = self.first_player = first_player
         self.phase = DRAW
+        self.recount()
+
+    def recount(self) -> None:
+        """Rebuild the hands' slot counts and drop the hand points (after hands or played areas were set)."""
+        self.counts = [slot_counts(hand) for hand in self.hands]
+        self.points = [None] * self.n_players
 
     # ----- the contract -------------------------------------------------------------------------------
 
@@ -140,7 +151,25 @@ class SeaSaltPaperState(State):
         return self.phase == OVER
 
     def hand_points(self, seat: int) -> int:
-        return hand_points(self.hands[seat], self.played[seat], self.game.threshold)
+        """cards.hand_points of `seat`'s hand and played duos, computed once per change of either."""
+        points = self.points[seat]
+        if points is None:
+            points = self.points[seat] = hand_points(self.hands[seat], self.played[seat], self.game.threshold,
+                                                     self.counts[seat])
+        return points
+
+    def gain(self, seat: int, card: int) -> None:
+        """Add `card` to the front of `seat`'s hand."""
+        self.hands[seat].append(card)
+        self.counts[seat][SLOT[card]] += 1
+        self.points[seat] = None
+
+    def lose(self, seat: int, index: int) -> int:
+        """Take the card at list position `index` out of `seat`'s hand."""
+        card = self.hands[seat].pop(index)
+        self.counts[seat][SLOT[card]] -= 1
+        self.points[seat] = None
+        return card
 
     def legal_actions(self) -> list[Action]:
         if self.legal is None:
@@ -161,8 +190,7 @@ class SeaSaltPaperState(State):
             return [("crab_take", i) for i in range(len(self.piles[self.crab_pile - 1]))]
         if phase == OVER:
             return []
-        counts = slot_counts(self.hands[self.player])
-        return self.duo_actions(counts) + ["end_turn"] + self.stop_actions(counts)
+        return self.duo_actions(self.counts[self.player]) + ["end_turn"] + self.stop_actions()
 
     def discard_targets(self) -> list[int]:
         """The empty-pile rule: an empty pile must take the discard (pile 1 if both are empty)."""
@@ -186,10 +214,9 @@ class SeaSaltPaperState(State):
                         if t != self.player and not self.protected[t] and self.hands[t]]
         return actions
 
-    def stop_actions(self, counts: list[int]) -> list[Action]:
-        """STOP and LAST CHANCE, open at `round_stop` hand points (`counts`: the hand's slot_counts)."""
-        if self.last_chance == -1 and hand_points(self.hands[self.player], self.played[self.player],
-                                                  self.game.threshold, counts) >= self.game.round_stop:
+    def stop_actions(self) -> list[Action]:
+        """STOP and LAST CHANCE, open at `round_stop` hand points."""
+        if self.last_chance == -1 and self.hand_points(self.player) >= self.game.round_stop:
             return ["stop", "last_chance"]
         return []
 
@@ -216,7 +243,7 @@ class SeaSaltPaperState(State):
                 index = int(rand() * (n or 1))
                 if index < n_draw:  # ("take_discard", pile): the first non-empty pile, then the second
                     pile = piles[0] if index == 0 and piles[0] else piles[1]
-                    self.hands[self.player].append(pile.pop())
+                    self.gain(self.player, pile.pop())
                     self.phase = DUO
                 elif n:
                     self.draw_cards()
@@ -226,8 +253,7 @@ class SeaSaltPaperState(State):
                 self.legal = None
                 targets = self.discard_targets()
                 drawn, pile = divmod(int(rand() * (self.pending_drawn * len(targets))), len(targets))
-                hand = self.hands[self.player]
-                piles[targets[pile] - 1].append(hand.pop(len(hand) - 1 - drawn))
+                piles[targets[pile] - 1].append(self.lose(self.player, len(self.hands[self.player]) - 1 - drawn))
                 self.pending_drawn -= 1
                 self.pending_discards -= 1
                 if self.pending_discards == 0:
@@ -235,8 +261,7 @@ class SeaSaltPaperState(State):
                     self.phase = DUO
             elif phase == DUO:  # listed in parts; "end_turn", the usual pick, is played without the list
                 self.legal = None
-                counts = slot_counts(self.hands[self.player])
-                duos, stops = self.duo_actions(counts), self.stop_actions(counts)
+                duos, stops = self.duo_actions(self.counts[self.player]), self.stop_actions()
                 index = int(rand() * (len(duos) + 1 + len(stops)))
                 if index == len(duos):
                     self.finish_turn()
@@ -255,15 +280,14 @@ class SeaSaltPaperState(State):
     def _play(self, action: Action) -> None:
         """Apply a legal, normalised `action` for the current player."""
         self.legal = None
-        hand = self.hands[self.player]
         kind = action if isinstance(action, str) else action[0]
         if kind == "take_discard":
-            hand.append(self.piles[action[1] - 1].pop())
+            self.gain(self.player, self.piles[action[1] - 1].pop())
             self.phase = DUO
         elif kind == "draw":
             self.draw_cards()
         elif kind == "discard":
-            self.piles[action[2] - 1].append(hand.pop(len(hand) - 1 - action[1]))
+            self.piles[action[2] - 1].append(self.lose(self.player, len(self.hands[self.player]) - 1 - action[1]))
             self.pending_drawn -= 1
             self.pending_discards -= 1
             if self.pending_discards == 0:
@@ -273,7 +297,7 @@ class SeaSaltPaperState(State):
             self.phase = DUO
         elif kind == "crab_take":
             pile = self.piles[self.crab_pile - 1]
-            hand.append(pile.pop(len(pile) - 1 - action[1]))
+            self.gain(self.player, pile.pop(len(pile) - 1 - action[1]))
             self.crab_pile = 0
             self.phase = DUO
         elif kind == "duo":
@@ -289,9 +313,14 @@ class SeaSaltPaperState(State):
 
     def draw_cards(self) -> None:
         """TAG's DrawAndDiscard: draw up to draw_count; a single drawn card is kept without a discard."""
-        n = min(self.game.draw_count, len(self.draw_pile))
+        player, pile = self.player, self.draw_pile
+        n = min(self.game.draw_count, len(pile))
+        hand, counts = self.hands[player], self.counts[player]  # gain(), written out: every turn draws
         for _ in range(n):
-            self.hands[self.player].append(self.draw_pile.pop())
+            card = pile.pop()
+            hand.append(card)
+            counts[SLOT[card]] += 1
+        self.points[player] = None
         discards = 0 if n == 1 else min(self.game.discard_count, n)
         if discards:
             self.phase, self.pending_drawn, self.pending_discards = DISCARD, n, discards
@@ -300,22 +329,23 @@ class SeaSaltPaperState(State):
 
     def play_duo(self, action: tuple) -> None:
         """Move the first matching pair (front of the hand first, as TAG) to the played area, then its effect."""
-        hand, played = self.hands[self.player], self.played[self.player]
+        player = self.player
+        hand, played = self.hands[player], self.played[player]
         for slot in PAIR_SLOTS[action[1]]:
             index = len(hand) - 1  # the last card of the slot: the hand's front is its end
             while SLOT[hand[index]] != slot:
                 index -= 1
-            played.append(hand.pop(index))
+            played.append(self.lose(player, index))
         effect = action[1]
         if effect == "crab":
             self.crab_pile, self.phase = action[2], CRAB
         elif effect == "boat":
             self.phase = DRAW  # another turn for the same player, inside the same recorded turn
         elif effect == "fish":
-            hand.append(self.draw_pile.pop())
+            self.gain(player, self.draw_pile.pop())
         else:
-            victim = self.hands[action[2]]
-            hand.append(victim.pop(self.chance().randrange(len(victim))))
+            victim = action[2]
+            self.gain(player, self.lose(victim, self.chance().randrange(len(self.hands[victim]))))
 
     def finish_turn(self) -> None:
         """TAG's FINISH phase: an empty draw pile ends the round; after LAST CHANCE the hand is protected."""
@@ -363,6 +393,8 @@ class SeaSaltPaperState(State):
         other.round_counter, other.first_player = self.round_counter, self.first_player
         other.chance_seed = self.chance_seed
         other.legal = self.legal  # never mutated: legal_actions hands out copies
+        other.counts = [c[:] for c in self.counts]
+        other.points = self.points[:]
         return other
 
     def returns(self) -> list[int]:
@@ -372,9 +404,9 @@ class SeaSaltPaperState(State):
         """Banked points plus the current hand's points (TAG's heuristic); at game end the banked totals."""
         if self.phase == OVER:
             return [float(total) for total in self.totals]
-        threshold = self.game.threshold  # banked_and_hand_points of each seat, written out: MCTS scores every rollout
-        return [float(total + hand_points(hand, played, threshold))
-                for total, hand, played in zip(self.totals, self.hands, self.played)]
+        hand_points = self.hand_points
+        return [float(total + (points if points is not None else hand_points(seat)))
+                for seat, (total, points) in enumerate(zip(self.totals, self.points))]
 
     def banked_and_hand_points(self, seat: int) -> int:
         """TAG's heuristic score: the banked total plus the current hand's points; the total alone once the game
@@ -432,16 +464,23 @@ class SeaSaltPaperState(State):
         # the cached legal actions stay unless the mover's hand is re-dealt (what else they read keeps its sizes)
         keeps_legal = player == self.player
         clone = self.clone
+        drawn = len(self.draw_pile)
+        hidden = [(seat, len(self.hands[seat])) for seat in range(self.n_players)  # hidden_places' hands
+                  if seat != player and not self.protected[seat]]
 
         def sample(rng: random.Random) -> "SeaSaltPaperState":
             other = clone()
             cards = pool[:]
             shuffle(rng, cards)
-            start = 0
-            for place in other.hidden_places(player):
-                end = start + len(place)
-                place[:] = cards[start:end]
-                start = end
+            other.draw_pile[:] = cards[:drawn]
+            start = drawn
+            hands, counts, points = other.hands, other.counts, other.points
+            for seat, size in hidden:
+                hand = hands[seat]
+                hand[:] = cards[start:start + size]
+                start += size
+                counts[seat] = slot_counts(hand)
+                points[seat] = None
             other.chance_seed = rng.getrandbits(64)
             if not keeps_legal:
                 other.legal = None

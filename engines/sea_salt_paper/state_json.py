@@ -149,6 +149,7 @@ def load_state(state, doc: dict) -> None:
                     for p, d in enumerate(doc["playerDiscards"])]
     state.piles = [cards_from_deck_json(doc.get(f"discardPile{i}"), f"{where}: discardPile{i}") for i in (1, 2)]
     state.draw_pile = cards_from_deck_json(doc.get("drawPile"), f"{where}: drawPile")
+    state.recount()
     cards = state.all_cards()
     if cards != DECK_COUNTS:
         missing, extra = DECK_COUNTS - cards, cards - DECK_COUNTS

@@ -43,7 +43,7 @@ from engines.chance import shuffle
 from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX, MAX_PLAYERS,
                                          MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
                                          age_deck)
-from engines.seven_wonders.hidden import determinize
+from engines.seven_wonders.hidden import determinize, determinizer
 from engines.seven_wonders.state_json import parse_state, state_json, state_parts
 from engines.seven_wonders.scoring import MILITARY_RULES, effect_gain, military_points, victory_points
 from engines.seven_wonders.trade import NO_SUPPLY, cost_parts, payment_front, seat_supply, seller_supply, sellable_units
@@ -244,6 +244,11 @@ class SevenWondersState(State):
         self._check_seat(player)
         return determinize(self, player, rng)
 
+    def determinizer(self, player: int):
+        """determinize(player, rng) as a function of rng, the hidden pools gathered once (hidden.determinizer)."""
+        self._check_seat(player)
+        return determinizer(self, player)
+
     # -- helpers used by the JSON and hidden-information modules --------------------------------------
 
     def stages_built(self) -> list[int]:
@@ -283,11 +288,11 @@ class SevenWondersState(State):
                 left, right = seller_supply(res[(seat - 1) % n]), seller_supply(res[(seat + 1) % n])
             coin, need = stage_costs[stage - 1]
             options = payment_front(need, own, left, right, prices, coins - coin)
-            for name in distinct:
-                for l, r in options:
-                    actions.append(("wonder", name, l, r))
-        for name in distinct:
-            actions.append(DISCARD[name])
+            if options:  # (a comprehension costs more than a few appends)
+                for name in distinct:
+                    for l, r in options:
+                        actions.append(("wonder", name, l, r))
+        actions += map(DISCARD.__getitem__, distinct)
         return actions
 
     def discard_builds(self, seat: int) -> list:
@@ -389,7 +394,7 @@ class SevenWondersState(State):
             return
         card = CARDS[name]
         if not self._is_free(seat, card, len(self.hands[seat]) + 1):
-            self.res[seat][COIN] -= sum(k for resource, k in card.cost if resource == "Coin")
+            self.res[seat][COIN] -= COST_PARTS[name][0]  # the card's coins
         self._build(seat, name)
 
     def _build(self, seat: int, name: str) -> None:

@@ -32,6 +32,15 @@ def test_the_self_play_worker_plays_whole_games_and_counts_them():
     assert result["per_s"] > 0 and result["engines"].endswith("engines")
 
 
+def test_the_self_play_records_hash_the_same_seeds_alike_and_other_budgets_apart():
+    first, again = (bench_card_engines.selfplay_worker("cant_stop", 3, 2, 1)["records"] for _ in range(2))
+    other = bench_card_engines.selfplay_worker("cant_stop", 4, 2, 1)["records"]
+    assert first == again != other
+    bench_card_engines.check_records({"records": first}, {"records": again}, "cant_stop", 3, 2)
+    with pytest.raises(RuntimeError, match="cant_stop self-play records .* differ from those of 4412511"):
+        bench_card_engines.check_records({"records": first}, {"records": other}, "cant_stop", 3, 2)
+
+
 @pytest.mark.parametrize("games, settings, kinds", [(("chess",), None, ("selfplay",)),
                                                    (("dominion",), ("quick",), ("selfplay",)),
                                                    (("dominion",), None, ("games",))])

@@ -202,3 +202,29 @@ def test_a_determinizer_samples_as_fresh_determinize_calls_and_its_samples_are_i
                 random_rollout(drawn, random.Random(k).random, 30)  # must not leak into the next sample
             assert ours.random() == fresh.random()
         assert state.to_json() == before
+
+
+def test_sea_salt_paper_hand_counts_and_points_follow_the_cards():
+    """The slot counts and hand points a Sea Salt and Paper state keeps up to date as cards move equal a recount of
+    its hands and played duos, along random games, determinizations by every seat and rollouts from them."""
+    from engines.agents.mcts import random_rollout
+    from engines.sea_salt_paper.cards import hand_points, slot_counts
+    game = load_game("sea_salt_paper")
+    rng, checked = random.Random(5), set()
+
+    def check(state):
+        for seat in range(state.n_players):
+            expected = hand_points(state.hands[seat], state.played[seat], game.threshold)
+            assert state.counts[seat] == slot_counts(state.hands[seat])
+            assert state.points[seat] in (None, expected)  # a kept value is the right one
+            assert state.hand_points(seat) == expected
+            checked.add(expected)
+
+    for state in random_play_states(game, n_games=3, every=1):
+        check(state)
+        for seat in range(state.n_players):
+            sample = state.determinizer(seat)(rng)
+            check(sample)
+            random_rollout(sample, rng.random, 10)
+            check(sample)
+    assert len(checked) > 15  # hands of many values were followed

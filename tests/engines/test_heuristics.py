@@ -76,6 +76,7 @@ def sea_salt_paper(totals, hand0=(), phase=None):
     state.totals = list(totals)
     state.hands[0] = kinds(*hand0)
     state.played = [[] for _ in range(4)]
+    state.recount()  # the hands' counts and points follow the cards placed above
     if phase is not None:
         state.phase = phase
     return state

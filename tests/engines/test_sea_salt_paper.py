@@ -43,6 +43,7 @@ def arrange(game=None, *, hands, played=None, pile1=(), pile2=(), draw=None, res
     state.totals = list(totals or [0] * n)
     state.protected = list(protected or [False] * n)
     state.legal = None
+    state.recount()  # the hands' counts and points follow the cards placed above
     assert state.all_cards() == DECK_COUNTS
     return state
 
