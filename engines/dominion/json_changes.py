@@ -8,12 +8,9 @@ from operator import ne
 
 from engines.base import ABSENT, same_game, turn_changes
 
-ZONES = (("playerHands", "hands"), ("playerDrawPiles", "draw_piles"), ("playerDiscards", "discards"),
-         ("playerTableaux", "tableaux"), ("revealedHandCards", "revealed"))  # to_json key, state attribute
-TURN_FIELDS = (("gamePhase", "phase"), ("turnPlayer", "turn_player"), ("actionsLeft", "actions"),
-               ("buysLeft", "buys"), ("spentSoFar", "spent"), ("additionalSpend", "additional_spend"),
-               ("merchantsPlayed", "merchants_played"), ("roundCounter", "round_counter"))
-_TURN_PLACES = tuple(((key,), attribute) for key, attribute in TURN_FIELDS)
+MAX_SEATS = 4
+_ZONE_PLACES = {key: [(key, seat) for seat in range(MAX_SEATS)]  # a zone's location per seat (one tuple each)
+                for key in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards")}
 _PENDING = ("pendingEffect",)
 _PLACES: dict[tuple, list[tuple]] = {}  # a list's location -> the locations of its items (grown as lists grow)
 
@@ -43,7 +40,8 @@ def list_changes(location: tuple, old: list, new: list, found: list) -> None:
 
 def dominion_changes(state, reference) -> list[tuple] | None:
     """DominionState.json_changes: supply piles, card zones item by item, trash and defences, the turn fields, the
-    pending effect (whole, or ABSENT where there is none) and the common fields."""
+    pending effect (whole, or ABSENT where there is none) and the common fields. (Attributes are read one by one,
+    not by a loop over names: this runs for every child a JSON-Bag OSLA values.)"""
     if type(reference) is not type(state) or not same_game(reference.game, state.game):
         return None
     found: list[tuple] = []
@@ -53,20 +51,35 @@ def dominion_changes(state, reference) -> list[tuple] | None:
             before = old_supply[card]
             if before != number:
                 found.append((("cardsIncludedInGame", card), before, number))
-    for key, attribute in ZONES:
-        old_zones, zones = getattr(reference, attribute), getattr(state, attribute)
+    for key, old_zones, zones in (("playerHands", reference.hands, state.hands),
+                                  ("playerDrawPiles", reference.draw_piles, state.draw_piles),
+                                  ("playerDiscards", reference.discards, state.discards),
+                                  ("playerTableaux", reference.tableaux, state.tableaux),
+                                  ("revealedHandCards", reference.revealed, state.revealed)):
         if old_zones != zones:
-            for seat, (old, new) in enumerate(zip(old_zones, zones)):
+            for seat, old, new in zip(count(), old_zones, zones):
                 if old != new:
-                    list_changes((key, seat), old, new, found)
+                    list_changes(_ZONE_PLACES[key][seat], old, new, found)
     if reference.trash != state.trash:
         list_changes(("trashPile",), reference.trash, state.trash, found)
     if reference.defence_status != state.defence_status:
         list_changes(("defenceStatus",), reference.defence_status, state.defence_status, found)
-    for place, attribute in _TURN_PLACES:
-        before, after = getattr(reference, attribute), getattr(state, attribute)
-        if before != after:
-            found.append((place, before, after))
+    if reference.phase != state.phase:
+        found.append((("gamePhase",), reference.phase, state.phase))
+    if reference.turn_player != state.turn_player:
+        found.append((("turnPlayer",), reference.turn_player, state.turn_player))
+    if reference.actions != state.actions:
+        found.append((("actionsLeft",), reference.actions, state.actions))
+    if reference.buys != state.buys:
+        found.append((("buysLeft",), reference.buys, state.buys))
+    if reference.spent != state.spent:
+        found.append((("spentSoFar",), reference.spent, state.spent))
+    if reference.additional_spend != state.additional_spend:
+        found.append((("additionalSpend",), reference.additional_spend, state.additional_spend))
+    if reference.merchants_played != state.merchants_played:
+        found.append((("merchantsPlayed",), reference.merchants_played, state.merchants_played))
+    if reference.round_counter != state.round_counter:
+        found.append((("roundCounter",), reference.round_counter, state.round_counter))
     old_pending, pending = reference.pending, state.pending
     if old_pending != pending:
         found.append((_PENDING, ABSENT if old_pending is None else dict(old_pending),
