@@ -29,7 +29,9 @@ def list_changes(location: tuple, old: list, new: list, found: list) -> None:
     """Append the item changes from list `old` to list `new` at `location`: the items that differ up to the shorter
     list's end, then those past it (ABSENT on the side that lacks them)."""
     n_old, n_new = len(old), len(new)
-    places = item_places(location, max(n_old, n_new))
+    places = _PLACES.get(location)
+    if places is None or len(places) < n_old or len(places) < n_new:
+        places = item_places(location, max(n_old, n_new))
     for i in compress(count(), map(ne, old, new)):
         found.append((places[i], old[i], new[i]))
     if n_old > n_new:

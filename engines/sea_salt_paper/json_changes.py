@@ -68,7 +68,9 @@ def card_changes(location: tuple, old: list[int], new: list[int], found: list) -
     the side that lacks them)."""
     old, new = old[::-1], new[::-1]
     n_old, n_new = len(old), len(new)
-    places, cards = item_places(location, max(n_old, n_new)), CARDS
+    places, cards = _PLACES.get(location), CARDS
+    if places is None or len(places) < n_old or len(places) < n_new:
+        places = item_places(location, max(n_old, n_new))
     for i in compress(count(), map(ne, old, new)):
         found.append((places[i], cards[old[i]], cards[new[i]]))
     if n_old > n_new:
