@@ -27,7 +27,6 @@ from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_p
 from engines.chance import shuffle
 from engines.sea_salt_paper.cards import (DECK, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT, colour_bonus,
                                          hand_points, slot_counts)
-from engines.sea_salt_paper.json_changes import sea_salt_paper_changes
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document, state_parts
 
 # The generator of chance events, re-seeded for each with the state's chance_seed, as random.Random(seed) seeds
@@ -406,10 +405,6 @@ class SeaSaltPaperState(State):
     def json_parts(self) -> dict:
         """to_json() as parts (State.json_parts): each deck card by card."""
         return state_parts(self)
-
-    def json_changes(self, reference) -> list[tuple] | None:
-        """The to_json() values in which this state differs from `reference` (State.json_changes; json_changes.py)."""
-        return sea_salt_paper_changes(self, reference)
 
     def observation_json(self, player: int) -> dict:
         """What `player` sees: own and protected hands, discard piles, played duos, scores; others as sizes."""

@@ -65,7 +65,7 @@ def patched(document: dict, changes: list[tuple]) -> dict:
 
 
 def test_the_bitboard_and_card_games_offer_changes():
-    assert {"connect4", "dots_and_boxes", "tictactoe", "dominion", "sea_salt_paper"} <= set(CHANGES_GAMES)
+    assert {"connect4", "dots_and_boxes", "tictactoe", "dominion"} <= set(CHANGES_GAMES)
 
 
 @pytest.mark.parametrize("name", CHANGES_GAMES)
