@@ -58,6 +58,18 @@ def common_json(state: "State", game_type: str) -> dict:
             "nPlayers": n_players, "gameStatus": "ONGOING", "playerResults": ["GAME_ONGOING"] * n_players}
 
 
+class _Absent:
+    """The type of ABSENT (one object, named in reprs)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()  # State.json_changes: the side of a change where the location is not in the document
+
+
 class Items(tuple):
     """A json_parts key for a list: item i of the list is the same subtree whenever key i is the same."""
 
@@ -155,9 +167,11 @@ class State:
         """The values in which to_json() (ours) differs from `reference`'s, for counting a document as another plus
         what changed (None: not offered, or `reference` is not a state of the same game).
 
-        A list of (location, before, after): location is a tuple of dict keys and list indices from the root that
-        both documents have, before and after the JSON values there; the other values of both documents are equal.
-        A location may hold a whole container (a list that grew or shrank is one change at the list)."""
+        A list of (location, before, after): location is a tuple of dict keys and list indices from the root,
+        before and after the JSON values there; the other values of both documents are equal. A location may hold a
+        whole container (a list that grew or shrank is one change at the list), or one side may be ABSENT: a dict
+        key only one document has, or a list item past the other list's end (a list that grew or shrank at its
+        end, item by item)."""
         return None
 
     def determinize(self, player: int, rng: random.Random) -> "State":

@@ -32,6 +32,7 @@ from engines.base import (OURS, TAG, Game, Items, State, check_dialect, check_pa
 from engines.chance import shuffle
 from engines.dominion.cards import (AFFORDABLE, BUY, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, MAX_COST, PLAY,
                                     apply_effect_action, effect_actions, play_card)
+from engines.dominion.json_changes import dominion_changes
 from engines.dominion.state_json import read_state_fields, valid_turn
 
 GAME_TYPE = "Dominion"
@@ -407,6 +408,10 @@ class DominionState(State):
         if self.pending is not None:
             parts[("pendingEffect",)] = tuple(self.pending.items())
         return parts
+
+    def json_changes(self, reference) -> list[tuple] | None:
+        """The to_json() values in which this state differs from `reference` (State.json_changes; json_changes.py)."""
+        return dominion_changes(self, reference)
 
     def _turn_json(self) -> dict:
         doc = {"gamePhase": self.phase, "turnPlayer": self.turn_player, "actionsLeft": self.actions,

@@ -14,10 +14,11 @@ from itertools import compress, count
 from operator import ne
 from typing import Iterable
 
+from engines.base import ABSENT
 from jbag_pipeline.model.tokenize import _child, _count, _walk_both
 from jbag_pipeline.model.tokenize_restricted import TokenPaths, _walk
 
-MISSING = object()  # a value absent on one side of a change
+MISSING = ABSENT  # a value absent on one side of a change (the engines' json_changes name it too)
 _PATHS_CACHE_LIMIT = 100_000
 
 Change = tuple  # (before, after, paths): values at `paths` (a tuple of path strings), either may be MISSING

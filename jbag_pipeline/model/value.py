@@ -22,7 +22,7 @@ from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_c
 from jbag_pipeline.model.json_parts import PartCounts, column_counts
 from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
-from jbag_pipeline.model.tokenize_delta import TokenDelta
+from jbag_pipeline.model.tokenize_delta import MISSING, TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
 from jbag_pipeline.model.variants import FREQUENCIES
 
@@ -188,6 +188,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
         self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _listed_change_columns
+        self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
         self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
@@ -409,31 +410,65 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return mass
 
     def _listed_change_columns(self, changes: list[tuple], columns: list, counts: list) -> int:
-        """_change_columns of the changes a state lists (State.json_changes: location, before, after), each
-        change's counts cached under the change itself (a location's paths are fixed for this value)."""
-        cache, mass = self._listed_cache, 0
+        """_change_columns of the changes a state lists (State.json_changes: location, before, after): a change
+        met before by its cached counts, any other by its two sides' (a decision's sample against the last one
+        re-deals hidden cards: many changes, seldom the same pair twice, so the pair is not remembered)."""
+        cache, sides, side_entry, mass = self._listed_cache, self._side_cache, self._side_entry, 0
         for change in changes:
             try:
                 entry = cache.get(change)
             except TypeError:  # a container on one side: keyed by its JSON text
                 change = _hashable_change(change)
                 entry = cache.get(change)
-            if entry is None:
-                entry = self._cache_listed(change)
-            columns += entry[0]
-            counts += entry[1]
-            mass += entry[2]
+            if entry is not None:
+                columns += entry[0]
+                counts += entry[1]
+                mass += entry[2]
+                continue
+            location, before, after = change
+            if before is not MISSING:
+                entry = sides.get((location, before)) or side_entry(location, before)
+                if entry[2] or entry[0]:
+                    columns += entry[0]
+                    counts += entry[3]
+                    mass -= entry[2]
+            if after is not MISSING:
+                entry = sides.get((location, after)) or side_entry(location, after)
+                if entry[2] or entry[0]:
+                    columns += entry[0]
+                    counts += entry[1]
+                    mass += entry[2]
         return mass
 
     def _cache_listed(self, change: tuple) -> tuple[list, list, int]:
-        """(columns, signed counts, mass change) of one listed change, remembered under the change."""
+        """(columns, signed counts, mass change) of one listed change, remembered under the change: the entry of its
+        after-value minus that of its before-value at the location (_side_entry), equal counts cancelled."""
         if len(self._listed_cache) >= _CHANGE_CACHE_LIMIT:
             self._listed_cache.clear()
         location, before, after = change
-        before, after = _json_value(before), _json_value(after)
-        paths = self._part_counts.paths(location)
-        tokens = self._delta.tokens_of_change(before, after, paths) if paths else {}
-        entry = self._listed_cache[change] = column_counts(tokens, self._column)
+        merged: dict[int, int] = {}
+        mass = 0
+        for value, sign in ((before, -1), (after, 1)):
+            if value is not MISSING:
+                side = self._side_entry(location, value)
+                for column, times in zip(side[0], side[1]):
+                    merged[column] = merged.get(column, 0) + sign * times
+                mass += sign * side[2]
+        columns = [column for column, times in merged.items() if times]
+        entry = self._listed_cache[change] = (columns, [merged[column] for column in columns], mass)
+        return entry
+
+    def _side_entry(self, location: tuple, value) -> tuple[list, list, int, list]:
+        """(columns, counts, mass, negated counts) of `value` (hashable: a container as its JSON text) at
+        `location`, remembered (changes are many pairs of few values: a card at a position becoming another)."""
+        entry = self._side_cache.get((location, value))
+        if entry is None:
+            if len(self._side_cache) >= _CHANGE_CACHE_LIMIT:
+                self._side_cache.clear()
+            paths = self._part_counts.paths(location)
+            tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths) if paths else {}
+            columns, counts, mass = column_counts(tokens, self._column)
+            entry = self._side_cache[location, value] = (columns, counts, mass, [-times for times in counts])
         return entry
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:

@@ -10,6 +10,7 @@ import random
 import pytest
 
 from engines import GAMES, load_game
+from engines.base import ABSENT
 
 CHANGES_GAMES = sorted(name for name in GAMES
                        if load_game(name).new_state(seed=0).json_changes(load_game(name).new_state(seed=0)) is not None)
@@ -32,19 +33,39 @@ def random_states(game, n: int, seed: int) -> list:
 
 
 def patched(document: dict, changes: list[tuple]) -> dict:
-    """`document` with each change's after-value put at its location (its before-value checked first)."""
+    """`document` with each change's after-value put at its location (its before-value checked first): values
+    replaced, then ABSENT afters removed (a list's from its end), then ABSENT befores added (a list's at its end)."""
     document = copy.deepcopy(document)
-    for location, before, after in changes:
+    replaced = [change for change in changes if change[1] is not ABSENT and change[2] is not ABSENT]
+    removed = sorted((change for change in changes if change[2] is ABSENT), key=lambda change: change[0],
+                     reverse=True)
+    added = sorted((change for change in changes if change[1] is ABSENT), key=lambda change: change[0])
+    assert not any(change[1] is ABSENT and change[2] is ABSENT for change in changes)
+    for location, before, after in replaced + removed + added:
         node = document
         for step in location[:-1]:
             node = node[step]
-        assert node[location[-1]] == before, (location, before, node[location[-1]])
-        node[location[-1]] = after
+        step = location[-1]
+        if before is ABSENT:  # a new key, or an item right past the list's end
+            assert step not in node if type(node) is dict else step == len(node), (location, after)
+            if type(node) is dict:
+                node[step] = after
+            else:
+                node.append(after)
+            continue
+        assert node[step] == before, (location, before, node[step])
+        if after is not ABSENT:
+            node[step] = after
+        elif type(node) is dict:
+            del node[step]
+        else:  # the list's last item
+            assert step == len(node) - 1, (location, before)
+            node.pop()
     return document
 
 
-def test_the_bitboard_games_offer_changes():
-    assert {"connect4", "dots_and_boxes", "tictactoe"} <= set(CHANGES_GAMES)
+def test_the_bitboard_and_card_games_offer_changes():
+    assert {"connect4", "dots_and_boxes", "tictactoe", "dominion"} <= set(CHANGES_GAMES)
 
 
 @pytest.mark.parametrize("name", CHANGES_GAMES)
