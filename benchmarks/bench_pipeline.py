@@ -22,6 +22,9 @@ from benchmarks.measured import measure
 
 ROOT = Path(__file__).resolve().parents[1]
 STEP_DONE = re.compile(r"^(?:\[\d+/\d+\] .*?: |\s*)done in ([0-9.]+)s", re.MULTILINE)  # jbag run's step lines
+# The total row of jbag run's summary (partitions, rows, seconds, CPU s, peak RSS MB): its CPU s counts the ops'
+# worker processes, which the launcher's rusage misses (a demo group whose ops took hundreds of CPU s showed 7-12)
+SUMMARY_TOTAL = re.compile(r"^\s*total\s+\S+\s+[\d,]+\s+[0-9.]+\s+([0-9.]+|-)\s+(?:[\d,]+|-)\s*$", re.MULTILINE)
 
 
 def asset_groups() -> list[tuple[str, list[str]]]:
@@ -57,12 +60,14 @@ def run_measured(command: list[str], env: dict, log: Path) -> dict:
     if figures["returncode"] != 0:
         raise RuntimeError(f"bench_pipeline: {' '.join(command[2:])} exited with {figures['returncode']}:\n"
                            f"{output[-3000:]}")
-    return {**figures, "steps": sum(float(s) for s in STEP_DONE.findall(output))}
+    op_cpu = SUMMARY_TOTAL.findall(output)
+    return {**figures, "steps": sum(float(s) for s in STEP_DONE.findall(output)),
+            "op_cpu": sum(0.0 if s == "-" else float(s) for s in op_cpu) if op_cpu else None}
 
 
 def preset_rows(preset: str) -> list[dict]:
     """Materialise every asset group of `preset` into a fresh data directory; rows per group and in all."""
-    rows, totals, start_ups = [], {"wall": 0.0, "cpu": 0.0, "steps": 0.0, "rss_mb": 0.0}, []
+    rows, totals, start_ups = [], {"wall": 0.0, "cpu": 0.0, "steps": 0.0, "op_cpu": None, "rss_mb": 0.0}, []
     with tempfile.TemporaryDirectory(prefix=f"jbag-bench-{preset}-") as folder:
         data = Path(folder) / "data"
         env = {**os.environ, "DAGSTER_HOME": str(data / "dagster_home"),
@@ -74,6 +79,8 @@ def preset_rows(preset: str) -> list[dict]:
             rows += _rows(f"pipeline/{preset}/{group}", measured)
             for name in ("wall", "cpu", "steps"):
                 totals[name] += measured[name]
+            if measured["op_cpu"] is not None:  # None: a jbag run without the summary's CPU column (older commits)
+                totals["op_cpu"] = (totals["op_cpu"] or 0.0) + measured["op_cpu"]
             totals["rss_mb"] = max(totals["rss_mb"], measured["rss_mb"])
             start_ups.append(measured["wall"] - measured["steps"])
     # One `jbag run` of every group would pay a single start-up: the group steps plus the smallest overhead seen.
@@ -85,7 +92,8 @@ def preset_rows(preset: str) -> list[dict]:
 
 def _rows(benchmark: str, measured: dict) -> list[dict]:
     return [{"benchmark": benchmark, "subject": "ours", "metric": metric, "median": measured[name], "ratio": None}
-            for metric, name in (("wall s", "wall"), ("CPU s", "cpu"), ("step s", "steps"), ("peak RSS MB", "rss_mb"))]
+            for metric, name in (("wall s", "wall"), ("CPU s", "cpu"), ("step s", "steps"), ("op CPU s", "op_cpu"),
+                                 ("peak RSS MB", "rss_mb")) if measured[name] is not None]
 
 
 def run(repeats: int = 5, with_demo: bool = False) -> list[dict]:

@@ -35,9 +35,15 @@ def test_asset_groups_come_after_the_groups_they_read():
 
 def test_run_measured_sums_the_step_times_and_reports_resources(tmp_path):
     script = ("print('2 Dagster runs'); print('[1/2] a, b  (connect4): done in 1.5s; games: 4; run ETA 2s; rows: {}');"
-              "print('[2/2] catalog: done in 2.25s; run ETA 0s'); print('    done in 0.5s')")
+              "print('[2/2] catalog: done in 2.25s; run ETA 0s'); print('    done in 0.5s');"
+              "print('  total      7   44,788,858     556.9   171.0         1,074  ')")
     measured = bench_pipeline.run_measured([sys.executable, "-c", script], {}, tmp_path / "log")
     assert measured["steps"] == 4.25
+    assert measured["op_cpu"] == 171.0  # the summary's CPU s, which counts the ops' worker processes
+    no_cpu = bench_pipeline.run_measured([sys.executable, "-c", "print('  total  -  0  3.8  -  -')"], {}, tmp_path / "log")
+    assert no_cpu["op_cpu"] == 0.0
+    older = bench_pipeline.run_measured([sys.executable, "-c", "print('  total  7  22,542  339.9')"], {}, tmp_path / "log")
+    assert older["op_cpu"] is None
     assert measured["rss_mb"] > 1 and measured["wall"] > 0 and measured["cpu"] >= 0
     with pytest.raises(RuntimeError, match="exited with 3:\nboom"):
         bench_pipeline.run_measured([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], {}, tmp_path / "log")
@@ -45,8 +51,8 @@ def test_run_measured_sums_the_step_times_and_reports_resources(tmp_path):
 
 def test_preset_rows_sum_the_groups_and_estimate_one_run(monkeypatch):
     monkeypatch.setattr(bench_pipeline, "asset_groups", lambda: [("selfplay", ["a", "b"]), ("report", ["c"])])
-    figures = {"selfplay": {"wall": 30.0, "cpu": 20.0, "rss_mb": 400.0, "steps": 22.0},
-               "report": {"wall": 12.0, "cpu": 9.0, "rss_mb": 300.0, "steps": 6.0}}
+    figures = {"selfplay": {"wall": 30.0, "cpu": 20.0, "rss_mb": 400.0, "steps": 22.0, "op_cpu": 60.0},
+               "report": {"wall": 12.0, "cpu": 9.0, "rss_mb": 300.0, "steps": 6.0, "op_cpu": None}}
     commands = []
 
     def fake_run_measured(command, env, log):
@@ -60,6 +66,7 @@ def test_preset_rows_sum_the_groups_and_estimate_one_run(monkeypatch):
     assert rows[("pipeline/smoke/selfplay", "peak RSS MB")] == 400.0
     assert rows[("pipeline/smoke/all groups", "wall s")] == 42.0
     assert rows[("pipeline/smoke/all groups", "CPU s")] == 29.0
+    assert rows[("pipeline/smoke/all groups", "op CPU s")] == 60.0 and ("pipeline/smoke/report", "op CPU s") not in rows
     assert rows[("pipeline/smoke/all groups", "peak RSS MB")] == 400.0
     assert rows[("pipeline/smoke/one jbag run (estimate)", "wall s")] == 28.0 + 6.0  # the smaller start-up: 12 - 6
 
