@@ -15,29 +15,21 @@ Each level is evaluated against the control on the evaluation seeds; ablation_ta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import polars as pl
 
 from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS
 from jbag_pipeline.analysis.statistics import OVERALL, holm, stratified_exact_p, summarise, verdict
-from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION, conform
-from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.training.value_function import TrainingSettings, ValueFunctionTables, train_value_function
 
 FACTORS = ("top_k", "normalisation", "turn_order")  # what a preset's ablation_factors may name
 TURN_ORDER = "turn_order"  # factor `turn_order:<field>` per field; `turn_order` alone names every field
 DROPPED, KEPT = "dropped", "kept"
 KEYS = ("game", "factor", "level")
-
-
-class HeadlineTables(NamedTuple):
-    """The winner prototypes at frequency full and the `full` features: what the headline value is built from."""
-
-    prototypes: pl.DataFrame
-    features: pl.DataFrame
+HeadlineTables = ValueFunctionTables  # a level's prototypes (frequency full) and features (variant full)
 
 
 @dataclass(frozen=True)
@@ -98,18 +90,18 @@ def ablation_levels(preset, game: str) -> list[Level]:
 
 def full_tables(state_tokens: pl.DataFrame | pl.LazyFrame, sampled_states: pl.DataFrame, games: pl.DataFrame, *,
                 blacklist: tuple[str, ...], k: int, n_estimators: int, seed: int,
-                memory_limit: str = "4GB") -> HeadlineTables:
+                memory_limit: str = "4GB") -> ValueFunctionTables:
     """Winner prototypes at frequency full and the Random-Forest `full` features, with `blacklist` dropped.
 
-    The functions winner_prototypes and selected_features run: the whole full-frequency trajectory is the last
-    segmented dataset D_(N_S), the one the `full` variant ranks.
+    train_value_function with the forest ranking the full-frequency bags themselves: the whole trajectory is the
+    last segmented dataset D_(N_S), the one the `full` variant ranks.
     """
     full = sampled_states.filter(pl.col("frequency") == "full")
     bags, _ = trajectory_bags_table(state_tokens, full, blacklist, memory_limit)
-    prototypes = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games}, memory_limit=memory_limit)
-    features = select_features(bags, games, k=k, n_estimators=n_estimators, seed=seed).features
-    return HeadlineTables(prototypes.filter(pl.col("frequency") == "full"),
-                          features.filter(pl.col("variant") == "full"))
+    settings = TrainingSettings(k=k, n_estimators=n_estimators, seed=seed, memory_limit=memory_limit)
+    prototypes, features = train_value_function(bags, bags, games, settings)
+    return ValueFunctionTables(prototypes.filter(pl.col("frequency") == "full"),
+                               features.filter(pl.col("variant") == "full"))
 
 
 def features_at_k(selected_features: pl.DataFrame, k: int) -> pl.DataFrame:

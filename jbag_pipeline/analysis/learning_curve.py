@@ -16,21 +16,13 @@ import polars as pl
 from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.statistics import OVERALL, summarise
 from jbag_pipeline.compute import Compute
-from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FREQUENCIES
 from jbag_pipeline.storage.schemas import EVALUATION_GAMES_STORED, LEARNING_CURVE, conform
-from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.training.value_function import TrainingSettings, ValueFunctionTables, train_value_function
 
 SEGMENTED = "_seg"
-
-
-class TrainingTables(NamedTuple):
-    """winner_prototypes and selected_features rows built from some of the self-play games."""
-
-    prototypes: pl.DataFrame
-    features: pl.DataFrame
 
 
 class CurveGames(NamedTuple):
@@ -54,25 +46,24 @@ def selection_frequency(variant: str) -> str:
 
 def training_tables(trajectory_bags: pl.DataFrame | pl.LazyFrame, segmented_bags: pl.DataFrame | pl.LazyFrame,
                     games: pl.DataFrame, game_ids: list[int], pairs: list[str], *, k: int, n_estimators: int, seed: int,
-                    adaptive_share: float, memory_limit: str = "4GB") -> TrainingTables | None:
-    """Winner prototypes of the pairs' frequencies and the pairs' feature variants, from the games `game_ids` only,
-    built as winner_prototypes and selected_features are; None when fewer than two seats won one of those games (a
-    forest needs two classes). Of LazyFrames only the games and frequencies needed are read."""
+                    adaptive_share: float, memory_limit: str = "4GB") -> ValueFunctionTables | None:
+    """Winner prototypes of the pairs' frequencies and the pairs' feature variants, from the games `game_ids` only:
+    train_value_function on those games' trajectory bags, the forest ranking their segmented bags, as the model
+    chain does; None when fewer than two seats won one of those games (a forest needs two classes). Of LazyFrames
+    only the games and frequencies needed are read."""
     chosen = pl.col("game_id").is_in(game_ids)
     of_share = games.filter(chosen)
     if of_share["winner"].drop_nulls().n_unique() < 2:
         return None
     frequencies = sorted({split_pair(pair)[0] for pair in pairs})
     variants = sorted({split_pair(pair)[1] for pair in pairs})
-    prototypes = run_sql("winner_prototypes", {
-        "trajectory_bags": trajectory_bags.lazy().filter(chosen & pl.col("frequency").is_in(frequencies)).collect(),
-        "games": of_share,
-    }, memory_limit=memory_limit)
+    bags = trajectory_bags.lazy().filter(chosen & pl.col("frequency").is_in(frequencies)).collect()
     selected_on = sorted({selection_frequency(variant) for variant in variants})
-    bags = segmented_bags.lazy().filter(chosen & pl.col("frequency").is_in(selected_on))
-    selection = select_features(bags, of_share, k=k, n_estimators=n_estimators, seed=seed,
-                                adaptive_share=adaptive_share)
-    return TrainingTables(prototypes, selection.features.filter(pl.col("variant").is_in(variants)))
+    ranked = segmented_bags.lazy().filter(chosen & pl.col("frequency").is_in(selected_on))
+    settings = TrainingSettings(k=k, n_estimators=n_estimators, seed=seed, adaptive_share=adaptive_share,
+                                memory_limit=memory_limit)
+    prototypes, features = train_value_function(bags, ranked, of_share, settings)
+    return ValueFunctionTables(prototypes, features.filter(pl.col("variant").is_in(variants)))
 
 
 def _pair_column() -> pl.Expr:
@@ -81,7 +72,7 @@ def _pair_column() -> pl.Expr:
 
 def curve_games(game: str, params: dict, n_players: int, pairs: list[str], shares: tuple[float, ...],
                 selfplay_games: pl.DataFrame, evaluation_games: pl.DataFrame,
-                build: Callable[[list[int]], TrainingTables | None], token_filter: TokenFilter,
+                build: Callable[[list[int]], ValueFunctionTables | None], token_filter: TokenFilter,
                 games_per_seat: int, base_seed: int, compute: Compute | None = None) -> CurveGames:
     """Every curve point's evaluation games of `game`: per share and pair, the value function of build(share's game
     ids) played by play_evaluation on the control's seeds; at share 1 the pairs evaluation_games holds are taken

@@ -21,7 +21,7 @@ from jbag_pipeline.presets import Preset
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.storage.sampling import sampled_states as sample_states
-from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.training.value_function import winner_prototypes
 
 
 @dataclass(frozen=True)
@@ -123,8 +123,7 @@ def bag(run: Run, tokens: pl.DataFrame | pl.LazyFrame, sampled: pl.DataFrame) ->
 
 
 def prototype(run: Run, bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame) -> pl.DataFrame:
-    return run_sql("winner_prototypes", {"trajectory_bags": bags.lazy().collect(), "games": games},
-                   memory_limit=run.preset.duckdb_memory_limit)
+    return winner_prototypes(bags, games, run.preset.duckdb_memory_limit)
 
 
 def classify(run: Run, tokens: pl.DataFrame, states: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:

@@ -9,7 +9,7 @@ import polars as pl
 from jbag_pipeline.assets.common import game_partitions, preview, sum_to_one_check
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.segments import segmented_bags as build_segmented_bags
-from jbag_pipeline.model.selection import select_features
+from jbag_pipeline.training.value_function import TrainingSettings, feature_selection
 
 
 @dg.asset(group_name="selection", partitions_def=game_partitions,
@@ -40,8 +40,7 @@ def segmented_bags(context: dg.AssetExecutionContext, settings: JbagSettings, st
 )
 def selected_features(settings: JbagSettings, segmented_bags: pl.LazyFrame, selfplay_games: pl.DataFrame):
     preset = settings.get_preset()
-    selection = select_features(segmented_bags, selfplay_games, k=preset.top_k, n_estimators=preset.rf_trees,
-                                seed=preset.seed, adaptive_share=preset.adaptive_share)
+    selection = feature_selection(segmented_bags, selfplay_games, TrainingSettings.of_preset(preset))
     top = selection.features.filter(pl.col("variant") == "full").head(15)
     yield dg.Output(selection.features, output_name="selected_features", metadata={"top_full": preview(top, 15)})
     yield dg.Output(selection.summary, output_name="feature_summary",

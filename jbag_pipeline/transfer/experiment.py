@@ -27,15 +27,14 @@ from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun, TransferSettings
 from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
-from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.state_tokens import tokenize_states
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.analysis.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.storage.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
+from jbag_pipeline.training.value_function import TrainingSettings, train_value_function, winner_prototypes
 from jbag_pipeline.transfer.mapping import map_tokens, random_mapping
 
 __all__ = ["CONTROL_METHOD", "DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel",
@@ -170,7 +169,8 @@ class TrainedModel:
 def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: int = 0,
                       blacklist: tuple[str, ...] = DEFAULT_TOKEN_BLACKLIST, with_features: bool = True,
                       top_k: int = 100, rf_trees: int = 100) -> TrainedModel:
-    """Prototypes (and RF-selected features) from self-play (games, states) tables, as the model assets build them.
+    """Prototypes (and RF-selected features) from self-play (games, states) tables: train_value_function, the
+    forest ranking the trajectory bags themselves.
 
     Features come from whole trajectories (no segments), so the variants are full, interval, random, none
     and adaptive. The vocabulary is every token of the bags (outcome tokens filtered), from all frequencies.
@@ -182,10 +182,11 @@ def model_from_tables(games: pl.DataFrame, states: pl.DataFrame, *, run_seed: in
     sampled = sampled_states(states, games, run_seed)
     bags, _ = trajectory_bags_table(tokenize_states(states), sampled, blacklist)
     winners = games.select("game", "game_id", "winner")
-    prototypes = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": winners})
-    features = None
     if with_features:
-        features = select_features(bags, winners, k=top_k, n_estimators=rf_trees, seed=run_seed).features
+        settings = TrainingSettings(k=top_k, n_estimators=rf_trees, seed=run_seed)
+        prototypes, features = train_value_function(bags, bags, winners, settings)
+    else:
+        prototypes, features = winner_prototypes(bags, winners), None
     return TrainedModel(prototypes, features, bags["token"].unique().sort().to_list(), len(games))
 
 
