@@ -1,4 +1,5 @@
-"""Evaluation games: one JSON-Bag OSLA against baseline OSLAs, and the control arm of baselines in every seat.
+"""Evaluation games: one JSON-Bag OSLA against baseline OSLAs, and the control arm of baselines in every seat;
+evaluate_against_control plays both and gives the statistics.
 
 Game (seat, index) of a game is seeded from (base_seed, game, seat, index) by a stable hash, the same for every
 evaluated pair and for the control: each pair meets the same deals and dice as the control (common random
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import orjson
 import polars as pl
@@ -20,6 +21,7 @@ from engines import load_game
 from engines.agents import baseline_agent
 from engines.match import MatchRecord, play_match
 from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, jsonbag_agent_class
+from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from jbag_pipeline.compute import Compute, run_batch
 from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
@@ -135,3 +137,42 @@ def play_control(game_name: str, params: dict, games_per_seat: int, base_seed: i
     task = SeatGames(game_name, dict(params), base_seed, None, {"game": game_name})
     rows = run_batch(compute, task, _seat_index_pairs(game.n_players, games_per_seat))
     return pl.DataFrame(rows, schema=CONTROL_GAMES_SCHEMA)
+
+
+def control_arm(game_name: str, params: dict, games_per_seat: int, base_seed: int,
+                compute: Compute | None = None) -> pl.DataFrame:
+    """evaluation_control rows (per seat: games, wins, draws, losses, rates) of the control arm's games."""
+    return control_table(play_control(game_name, params, games_per_seat, base_seed, compute))
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One JSON-Bag agent to evaluate: its value's frequency, its rows' feature_variant, value_factory() building its
+    value, and constant columns its rows carry besides (the transfer's `method`)."""
+
+    frequency: str
+    variant: str
+    value_factory: Callable[[], DeterminizedJsonBagValue]
+    columns: Mapping[str, str] = field(default_factory=dict)
+
+
+class ControlledEvaluation(NamedTuple):
+    """What evaluate_against_control gives: every arm's games, the control arm's rows and the statistics."""
+
+    games: pl.DataFrame  # play_evaluation rows of every arm, in arm order, with the arm's columns
+    control: pl.DataFrame  # control_arm rows
+    summary: pl.DataFrame  # summarise(games, control, keys): per key group and seat, and overall
+
+
+def evaluate_against_control(game_name: str, params: dict, arms: Sequence[Arm], games_per_seat: int, base_seed: int,
+                             compute: Compute | None = None, *,
+                             keys: Sequence[str] = ("game",)) -> ControlledEvaluation:
+    """Every arm's JSON-Bag OSLA against baseline OSLAs (play_evaluation), then the control arm on the same seeds,
+    and summarise per `keys` (Holm across a game's groups): win rates with Wilson intervals, exact tests, verdicts."""
+    played = [play_evaluation(game_name, params, arm.frequency, arm.variant, arm.value_factory, games_per_seat,
+                              base_seed, compute).with_columns(pl.lit(value).alias(name)
+                                                               for name, value in arm.columns.items())
+              for arm in arms]
+    games = pl.concat(played)
+    control = control_arm(game_name, params, games_per_seat, base_seed, compute)
+    return ControlledEvaluation(games, control, summarise(games, control, keys=keys))

@@ -10,8 +10,7 @@ import polars as pl
 
 from engines import load_game
 from engines.registry import GAMES
-from jbag_pipeline.agents.evaluation import play_control, play_evaluation
-from jbag_pipeline.analysis.statistics import control_table, summarise
+from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import tag_dialect_problem
 from jbag_pipeline.model.tokenize import TokenFilter
@@ -89,11 +88,8 @@ def evaluate_ingested(game: str, engine: str | None, prototypes: pl.DataFrame, g
         reason = f"games_per_seat is {games_per_seat}"
     if reason is not None:
         return skipped_row(game, engine, reason, len(games))
-    played = play_evaluation(engine, params, INGESTED_FREQUENCY, INGESTED_VARIANT,
-                             lambda: ingested_value(prototypes, n_players, mode, blacklist), games_per_seat,
-                             base_seed, compute)
-    control = play_control(engine, params, games_per_seat, base_seed, compute)
-    summary = summarise(played, control_table(control), keys=("game",))
+    arm = Arm(INGESTED_FREQUENCY, INGESTED_VARIANT, lambda: ingested_value(prototypes, n_players, mode, blacklist))
+    summary = evaluate_against_control(engine, params, [arm], games_per_seat, base_seed, compute).summary
     return conform(summary.rename({"n": "games", "game": "engine"}).with_columns(
         pl.lit(game).alias("game"), pl.lit(INGESTED_FREQUENCY).alias("prototype_frequency"),
         pl.lit(len(games)).alias("ingested_games"), pl.lit("").alias("note")),

@@ -10,8 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.agents.evaluation import play_control, play_evaluation
-from jbag_pipeline.analysis.statistics import control_table, summarise
+from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import (PublishedValueFunction, check_seats, tag_dialect_problem,
                                            unknown_fields, unreachable_features)
@@ -61,10 +60,8 @@ def evaluate_published(game: str, value: PublishedValueFunction, params: dict, g
     count, note = unreachable_note(game, value)
     if games_per_seat < 1:
         return skipped_row(game, f"games_per_seat is {games_per_seat}", count)
-    games = play_evaluation(game, params, "full", PUBLISHED_VARIANT, lambda: published_value(value, game, params),
-                            games_per_seat, base_seed, compute)
-    control = play_control(game, params, games_per_seat, base_seed, compute)
-    summary = summarise(games, control_table(control), keys=("game",))
+    arm = Arm("full", PUBLISHED_VARIANT, lambda: published_value(value, game, params))
+    summary = evaluate_against_control(game, params, [arm], games_per_seat, base_seed, compute).summary
     return conform(summary.rename({"n": "games"}).with_columns(
         pl.lit(count, dtype=pl.Int32).alias("unreachable_features"), pl.lit(note).alias("note")),
         PUBLISHED_VF_EVALUATION, "published_vf_evaluation")

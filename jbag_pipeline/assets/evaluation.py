@@ -8,13 +8,12 @@ import polars as pl
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition
-from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, play_control, play_evaluation, split_pair
+from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, control_arm, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.analysis.statistics import (PAIR, best_frequency_without_selection, control_table, effect_sizes,
-                                               summarise, top_pairs)
+from jbag_pipeline.analysis.statistics import PAIR, best_frequency_without_selection, effect_sizes, summarise, top_pairs
 from jbag_pipeline.analysis.verdicts import verdict_table
 
 PAIRS = [f"{frequency}-{variant}" for frequency in FREQUENCIES for variant in FEATURE_VARIANTS]
@@ -39,9 +38,8 @@ def evaluation_control(context: dg.AssetExecutionContext, settings: JbagSettings
     n_players, params = game_setup(selfplay_games)
     games_per_seat = game_run(preset, game).eval_games_per_seat
     started = time.perf_counter()
-    games = play_control(game, params, games_per_seat, preset.seed, compute.get_compute())
+    table = control_arm(game, params, games_per_seat, preset.seed, compute.get_compute())
     seconds = time.perf_counter() - started
-    table = control_table(games)
     yield dg.Output(table, metadata={"seconds": seconds, "chance_win_rate": 1 / n_players})
     yield dg.AssetCheckResult(check_name="every_seat_controlled",
                               passed=games_per_seat == 0 or table["seat"].to_list() == list(range(n_players)))

@@ -22,7 +22,7 @@ import polars as pl
 
 from engines import load_game
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.agents.evaluation import play_control, play_evaluation
+from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun, TransferSettings
@@ -30,7 +30,7 @@ from jbag_pipeline.storage.sampling import sampled_states
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.model.state_tokens import tokenize_states
 from jbag_pipeline.compute import Compute
-from jbag_pipeline.analysis.statistics import OVERALL, control_table, outcome_statistics, summarise
+from jbag_pipeline.analysis.statistics import OVERALL, outcome_statistics
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.storage.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
@@ -283,17 +283,15 @@ def transfer_experiment(source: tuple[str, dict], target: tuple[str, dict], *,
             mixed = mix_prototypes(transferred, few.prototypes, source_weight(weight_games, n))
         methods.append((f"finetuned_{n}", n, mixed, transferred_features))
     n_players = load_game(target_game, **target_params).n_players
-    played, target_games_of = [], {}
+    arms, target_games_of = [], {}
     for method, n_games, prototypes, features in methods:
         def value_factory(prototypes=prototypes, features=features):
             return make_jsonbag_value(prototypes, features, settings.frequency, settings.variant, n_players, token_filter=TokenFilter(settings.blacklist))
-        games = play_evaluation(target_game, target_params, settings.frequency, settings.variant, value_factory,
-                                settings.games_per_seat, settings.seed, compute)
-        played.append(games.select("game", "seat", "score").with_columns(pl.lit(method).alias("method")))
+        arms.append(Arm(settings.frequency, settings.variant, value_factory, {"method": method}))
         target_games_of[method] = n_games
-    control = control_table(play_control(target_game, target_params, settings.games_per_seat, settings.seed,
-                                         compute))
-    summary = summarise(pl.concat(played), control, keys=("game", "method")).filter(pl.col("scope") == OVERALL)
+    evaluated = evaluate_against_control(target_game, target_params, arms, settings.games_per_seat, settings.seed,
+                                         compute, keys=("game", "method"))
+    control, summary = evaluated.control, evaluated.summary.filter(pl.col("scope") == OVERALL)
     labels = {"source": variant_label(source_game, source_params), "target": variant_label(target_game, target_params)}
     rows = [{**labels, **row, "n_target_games": target_games_of[row["method"]]}
             for row in summary.rename(_SUMMARY_TO_RESULTS).iter_rows(named=True)]
