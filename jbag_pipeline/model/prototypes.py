@@ -2,7 +2,8 @@
 
 A winner prototype is the prototype of the bags of the games a seat won (draws left out), as the reference
 P-NNS code builds them. Integer counts are summed as integers, so every result is exact whatever the order
-of summation; sql/winner_prototypes.sql computes the same table in DuckDB (tests/model/test_prototypes.py).
+of summation. The lake's winner_prototypes table is sql/winner_prototypes.sql's (training/value_function.py),
+held to a hand computation by tests/model/test_prototypes.py.
 """
 
 from __future__ import annotations
@@ -25,18 +26,6 @@ def class_prototypes(bags: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     require_columns(bags, "class_prototypes: bags", (*by, "token", "count"))
     summed = bags.group_by(*by, "token").agg(pl.col("count").sum())
     return summed.with_columns((pl.col("count") / pl.col("count").sum().over(by)).alias("p")).sort(*by, "token")
-
-
-def winner_prototypes(trajectory_bags: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    """The winner_prototypes table (game, frequency, seat Int8, token, count Int64, p) from trajectory_bags
-    (game, frequency, game_id, token, count) and games (game, game_id, winner; winner null for a draw)."""
-    require_columns(trajectory_bags, "winner_prototypes: trajectory_bags",
-                    ("game", "frequency", "game_id", "token", "count"))
-    require_columns(games, "winner_prototypes: games", ("game", "game_id", "winner"))
-    winners = games.filter(pl.col("winner").is_not_null()).select("game", "game_id", pl.col("winner").alias("seat"))
-    won = trajectory_bags.join(winners, on=["game", "game_id"]).select(
-        "game", "frequency", pl.col("seat").cast(pl.Int8), "token", pl.col("count").cast(pl.Int64))
-    return class_prototypes(won, ["game", "frequency", "seat"])
 
 
 def label_count_matrix(counts: sparse.spmatrix, labels: np.ndarray, n_labels: int) -> np.ndarray:

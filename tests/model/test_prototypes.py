@@ -1,4 +1,7 @@
-"""model.prototypes is the one prototype implementation: a hand computation, its adapters, and the pipeline's SQL."""
+"""model.prototypes is the one class-prototype implementation, with its adapters; the pipeline's winner prototypes
+(sql/winner_prototypes.sql) are held to a hand computation."""
+
+from collections import Counter, defaultdict
 
 import numpy as np
 import polars as pl
@@ -9,9 +12,12 @@ from scipy import sparse
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.model import sampled_states, state_tokens, trajectory_bags
 from jbag_pipeline.assets.selfplay import selfplay
-from jbag_pipeline.model.prototypes import build_prototypes, class_prototypes, label_count_matrix, winner_prototypes
-from jbag_pipeline.storage.sql import run_sql
+from jbag_pipeline.model.prototypes import build_prototypes, class_prototypes, label_count_matrix
+from jbag_pipeline.training.value_function import winner_prototypes
 from tests.helpers.materialize import GAME, materialize
+
+SCHEMA = {"game": pl.String, "frequency": pl.String, "seat": pl.Int8, "token": pl.String, "count": pl.Int64,
+          "p": pl.Float64}
 
 
 def bags_table(rows):
@@ -29,18 +35,31 @@ TINY_BAGS = bags_table([("g", "full", 1, "a", 3), ("g", "full", 2, "a", 1), ("g"
 TINY_GAMES = games_table([("g", 1, 1), ("g", 2, 0), ("g", 3, 1), ("g", 4, None), ("h", 1, 0)])
 
 
+def prototypes_by_hand(bags: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """winner_prototypes in plain Python: per (game, frequency, winning seat) each token's count summed over the
+    bags of the games that seat won (draws left out) and its share of the group's total."""
+    winner = {(game, game_id): seat for game, game_id, seat in games.select("game", "game_id", "winner").iter_rows()}
+    sums: dict[tuple, Counter] = defaultdict(Counter)
+    for game, frequency, game_id, token, count in bags.select("game", "frequency", "game_id", "token",
+                                                              "count").iter_rows():
+        if winner.get((game, game_id)) is not None:
+            sums[(game, frequency, winner[(game, game_id)])][token] += count
+    rows = [(*group, token, count, count / sum(counts.values()))
+            for group, counts in sorted(sums.items()) for token, count in sorted(counts.items())]
+    return pl.DataFrame(rows, schema=SCHEMA, orient="row")
+
+
 def test_winner_prototypes_by_hand():
     # g/full: seat 0 won game 2 (a 1, b 4); seat 1 won games 1 and 3 (a 3, b 1); game 4 is a draw.
     expected = pl.DataFrame(
         {"game": ["g", "g", "g", "g", "g", "h"], "frequency": ["full", "full", "full", "full", "random", "full"],
          "seat": [0, 0, 1, 1, 1, 0], "token": ["a", "b", "a", "b", "a", "c"], "count": [1, 4, 3, 1, 2, 5],
-         "p": [1 / 5, 4 / 5, 3 / 4, 1 / 4, 1.0, 1.0]},
-        schema={"game": pl.String, "frequency": pl.String, "seat": pl.Int8, "token": pl.String, "count": pl.Int64,
-                "p": pl.Float64})
+         "p": [1 / 5, 4 / 5, 3 / 4, 1 / 4, 1.0, 1.0]}, schema=SCHEMA)
     assert_frame_equal(winner_prototypes(TINY_BAGS, TINY_GAMES), expected, check_exact=True)
+    assert_frame_equal(prototypes_by_hand(TINY_BAGS, TINY_GAMES), expected, check_exact=True)
 
 
-def test_the_sql_transform_equals_the_pure_one_on_random_tables():
+def test_the_sql_transform_equals_the_hand_computation_on_random_tables():
     rng = np.random.default_rng(0)
     tokens = [f".t{i}" for i in range(40)]
     bags = bags_table([(game, frequency, game_id, token, int(rng.integers(1, 50)))
@@ -48,18 +67,17 @@ def test_the_sql_transform_equals_the_pure_one_on_random_tables():
                        for token in rng.choice(tokens, size=int(rng.integers(1, 12)), replace=False)])
     games = games_table([(game, game_id, None if game_id % 7 == 0 else int(rng.integers(0, 3)))
                          for game in ("g", "h") for game_id in range(30)])
-    expected = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games})
-    assert_frame_equal(winner_prototypes(bags, games), expected, check_exact=True)
+    assert_frame_equal(winner_prototypes(bags, games), prototypes_by_hand(bags, games), check_exact=True)
 
 
-def test_the_sql_transform_equals_the_pure_one_on_smoke_data(tmp_path):
+def test_the_sql_transform_equals_the_hand_computation_on_smoke_data(tmp_path):
     materialize([selfplay], tmp_path, partition_key=GAME)
     materialize([state_tokens, sampled_states, trajectory_bags], tmp_path, partition_key=GAME)
     bags = lake.read_table(tmp_path, "trajectory_bags", {"game": GAME})
     games = lake.read_table(tmp_path, "selfplay_games", {"game": GAME})
-    expected = run_sql("winner_prototypes", {"trajectory_bags": bags, "games": games})
-    assert expected.height > 100 and expected["frequency"].n_unique() == 3
-    assert_frame_equal(winner_prototypes(bags, games), expected, check_exact=True)
+    table = winner_prototypes(bags, games)
+    assert table.height > 100 and table["frequency"].n_unique() == 3
+    assert_frame_equal(table, prototypes_by_hand(bags, games), check_exact=True)
 
 
 def test_class_prototypes_and_its_adapters_agree():
