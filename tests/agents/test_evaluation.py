@@ -11,8 +11,10 @@ import pytest
 from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match, replay
-from jbag_pipeline.agents.evaluation import (CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, evaluation_seed,
-                                             play_control, play_evaluation)
+from jbag_pipeline.agents.evaluation import (CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, Arm, control_arm,
+                                             evaluate_against_control, evaluation_seed, play_control,
+                                             play_evaluation)
+from jbag_pipeline.analysis.statistics import OVERALL, control_table
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.tokenize import tokenize_trajectory
 from jbag_pipeline.model.prototypes import build_prototypes
@@ -93,6 +95,24 @@ def test_every_pair_and_the_control_meet_the_same_games():
     for row in control.iter_rows(named=True):  # baseline in every seat: the recorded game replays to its result
         record = replay(game, row["seed"], orjson.loads(row["actions"]))
         assert (record.returns[row["seat"]] > 0) - (record.returns[row["seat"]] < 0) == row["score"]
+
+
+def test_evaluate_against_control_plays_every_arm_and_the_control_on_the_same_seeds():
+    game = load_game("connect4")
+    tables = lake_tables(game, n_games=3)
+    factory = lambda: make_jsonbag_value(*tables, "random", "random_seg", game.n_players)  # noqa: E731
+    arms = [Arm("random", "random_seg", factory, {"method": method}) for method in ("a", "b")]
+    evaluated = evaluate_against_control("connect4", {}, arms, 2, 5, keys=("game", "method"))
+    one = evaluate("connect4", "random_seg", games_per_seat=2, base_seed=5, tables=tables).drop("seconds")
+    assert evaluated.games["method"].to_list() == ["a"] * 4 + ["b"] * 4
+    assert evaluated.games.drop("seconds", "method").equals(pl.concat([one, one]))
+    assert evaluated.control.equals(control_table(play_control("connect4", {}, 2, 5)))
+    assert evaluated.control.equals(control_arm("connect4", {}, 2, 5))
+    overall = evaluated.summary.filter(pl.col("scope") == OVERALL)
+    assert overall["method"].to_list() == ["a", "b"] and overall["n"].to_list() == [4, 4]
+    p_value = overall["p_value_vs_control"][0]  # the same arm twice: Holm over the game's two doubles its p
+    assert overall["p_value_holm"].to_list() == [min(1.0, 2 * p_value)] * 2
+    assert evaluated.summary.filter(pl.col("scope") != OVERALL)["seat"].to_list() == [0, 1, 0, 1]
 
 
 def test_bad_arguments_are_rejected():
