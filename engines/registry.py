@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from engines.base import Game
-from engines.cant_stop import CantStop
-from engines.connect4 import Connect4
+from engines.cant_stop.game import CantStop
+from engines.connect4.game import Connect4
 from engines.dominion.game import Dominion
-from engines.dots_and_boxes import DotsAndBoxes
+from engines.dots_and_boxes.game import DotsAndBoxes
 from engines.sea_salt_paper.game import SeaSaltPaper
 from engines.seven_wonders.game import SevenWonders
-from engines.tictactoe import TicTacToe
+from engines.tictactoe.game import TicTacToe
 
 GAMES: dict[str, type[Game]] = {
     "connect4": Connect4,

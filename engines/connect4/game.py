@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Hashable
 
-import engines.connect4_tag as connect4_tag
+import engines.connect4.tag_json as connect4_tag
 from engines.base import (OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json,
                           same_game, turn_changes)
 

@@ -14,7 +14,7 @@ import random
 from _random import Random as _CRandom
 from operator import and_, eq, sub
 
-import engines.cant_stop_tag as cant_stop_tag
+import engines.cant_stop.tag_json as cant_stop_tag
 from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
                           returns_from_scores, same_game, turn_changes)
 

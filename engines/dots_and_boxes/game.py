@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from array import array
 
-import engines.dots_and_boxes_tag as dots_and_boxes_tag
+import engines.dots_and_boxes.tag_json as dots_and_boxes_tag
 from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores,
                           same_game, turn_changes)
 
