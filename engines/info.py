@@ -49,3 +49,10 @@ class GameInfo:
         """The fields of a TAG document our engine cannot know (token paths, list indices left out); () without
         a TAG dialect."""
         return tuple(self.tag.UNKNOWN_FIELDS) if self.tag is not None else ()
+
+    @property
+    def tag_unreachable_fields(self) -> tuple[str, ...]:
+        """The unknown fields our TAG documents write as a placeholder (-1), so TAG's tokens under them never occur
+        in ours: all but those the translator fills in by a rule of ours (its GUESSED_FIELDS, if any)."""
+        guessed = getattr(self.tag, "GUESSED_FIELDS", ())
+        return tuple(field for field in self.tag_unknown_fields if field not in guessed)

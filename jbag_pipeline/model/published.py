@@ -139,8 +139,9 @@ def prototype_sum_errors(table: pl.DataFrame) -> float:
 
 
 def unknown_fields(game: str) -> tuple[str, ...]:
-    """The fields of a TAG document our engine cannot know (its GameInfo's translator's UNKNOWN_FIELDS)."""
-    return game_info(game).tag_unknown_fields
+    """The fields of a TAG document our engine cannot know and writes as a placeholder, so that TAG's tokens under
+    them never occur in our documents (GameInfo.tag_unreachable_fields)."""
+    return game_info(game).tag_unreachable_fields
 
 
 def unreachable_features(game: str, features: list[str]) -> list[str]:
