@@ -45,6 +45,10 @@ def returns_from_scores(scores: list) -> list[int]:
     return [(1 if leaders == 1 else 0) if s == best else -1 for s in scores]
 
 
+COMMON_OUTCOME_FIELDS = ("gameStatus", "playerResults")  # common_json's fields that state the result
+COMMON_TURN_ORDER_FIELDS = ("turnCounter", "turnOwner")  # common_json's fields that count turns or name the mover
+
+
 def common_json(state: "State", game_type: str) -> dict:
     """The fields every state document ends with, named as TAG's AbstractGameStateContainer names them.
 
@@ -224,9 +228,11 @@ class AlternatingTwoSeatState(State):
         return [float(r) for r in self.returns()]
 
 class Game:
-    """A game with fixed parameters; creates states. Subclasses set `name`, `n_players`, `params`."""
+    """A game with fixed parameters; creates states. Subclasses set `name`, `info` (its GameInfo, engines/info.py),
+    `n_players`, `params`."""
 
     name: str
+    info: "GameInfo"  # engines.info.GameInfo (not imported: engines/info.py sits above this module)
     n_players: int
     params: dict
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from engines import GAMES
+from engines import GAMES, game_info
 from jbag_pipeline.analysis.ablation import check_factors
 from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST,
-                                            LEAKING_TURN_ORDER_FIELDS, OUTCOME_FIELDS, TAG_TURN_ORDER_FIELDS)
+                                            LEAKING_TURN_ORDER_FIELDS, TAG_TURN_ORDER_FIELDS)
 from jbag_pipeline.model.tokenize import TokenFilter
 
 PRESET_NAMES = ("smoke", "demo", "reproduce", "paper")
@@ -127,7 +127,8 @@ class Preset:
     adaptive_share: float = 0.9
     # per game, the fields every token table, prototype and agent drops (jbag_pipeline.analysis.leakage documents them):
     # the outcome fields, and the turn-order fields that leak the winner
-    outcome_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(OUTCOME_FIELDS))
+    outcome_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: {
+        game: game_info(game).outcome_fields for game in sorted(GAMES)})
     turn_order_fields: dict[str, tuple[str, ...]] = field(default_factory=lambda: {
         game: tuple(fields) for game, fields in LEAKING_TURN_ORDER_FIELDS.items()})
     duckdb_memory_limit: str = "4GB"

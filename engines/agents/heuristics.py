@@ -2,7 +2,8 @@
 
 Each is a memoryless ValueFunction (engines/agents/value_function.py): value(state, seat) -> float, larger is
 better for `seat`. HEURISTICS names every one, including the own-minus-best-opponent ScoreValue
-("score_margin"), which TAG does not use.
+("score_margin"), which TAG does not use. A heuristic that reads one engine's own facts names that game
+(`only_for`); the others value a state of any game.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class ScoreAndHandValue(MemorylessValue):
     """Sea Salt and Paper's ScoreAndHandHeuristic: 1 won, -1 lost, else (banked + hand points) / victory threshold
     clamped to [-1, 0.99]."""
 
+    only_for = "sea_salt_paper"  # reads banked_and_hand_points and the victory threshold
+
     def value(self, state: State, seat: int) -> float:
         result = _result(state, seat)
         if result:
@@ -50,6 +53,8 @@ class ScoreAndHandValue(MemorylessValue):
 class Wonders7Value(MemorylessValue):
     """TAG's Wonders7Heuristic: the seat's VP estimate (score with the running age's military fought now) over
     the sum of every seat's estimate; 0 when that sum is 0."""
+
+    only_for = "seven_wonders"  # reads vp_estimates
 
     def value(self, state: State, seat: int) -> float:
         estimates = state.vp_estimates()
@@ -64,4 +69,3 @@ HEURISTICS = {
     "score_and_hand": ScoreAndHandValue,
     "wonders7_vp_share": Wonders7Value,
 }
-GAME_SPECIFIC = {"score_and_hand": "sea_salt_paper", "wonders7_vp_share": "seven_wonders"}  # engine facts they read

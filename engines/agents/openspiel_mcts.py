@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from engines.base import Action, Game, State
+from engines.registry import GAMES, game_info
 
 MISSING_OPENSPIEL = ("openspiel_mcts needs OpenSpiel (pyspiel), which is not installed: "
                      "pip install -e '.[openspiel]' (open-spiel==2.0.2)")
@@ -36,16 +37,6 @@ def _same_number(game: str, size: Callable[[Game], int]) -> Callable[[Game, Acti
     return to_spiel
 
 
-def _legal_before(before: State, after: State) -> list[Action]:
-    return before.legal_actions()
-
-
-def _drawn_since(before: State, after: State) -> list[Action]:
-    """Lines free in `before` and drawn in `after`: the only moves that can lead from one to the other."""
-    still_free = set(after.legal_actions())
-    return [line for line in before.legal_actions() if line not in still_free]
-
-
 @dataclass(frozen=True)
 class SpielMapping:
     """How one of our games is played in OpenSpiel: its name, parameters and action numbering."""
@@ -57,26 +48,14 @@ class SpielMapping:
     candidates: Callable[[State, State], list]  # actions that may lead from one state to a later one
 
 
-# Connect4: column c (0 = left) is action c in both, seat 0 is "x" in both (TAG's 8x8 board given as rows/columns).
-# Dots and Boxes: our neutral line ids (horizontal lines row by row, then vertical ones) are OpenSpiel's actions.
-# Tic-Tac-Toe: cell 3*row + col in both.
-MAPPINGS: dict[str, SpielMapping] = {
-    "connect4": SpielMapping(
-        "connect_four", lambda p: {"rows": p["rows"], "columns": p["cols"], "x_in_row": p["win_length"]},
-        _same_number("connect4", lambda g: g.cols), lambda g, a: int(a), _legal_before),
-    "dots_and_boxes": SpielMapping(
-        "dots_and_boxes", lambda p: {"num_rows": p["rows"], "num_cols": p["cols"]},
-        _same_number("dots_and_boxes", lambda g: g.n_lines), lambda g, a: int(a), _drawn_since),
-    "tictactoe": SpielMapping(
-        "tic_tac_toe", lambda p: {}, _same_number("tictactoe", lambda g: 9), lambda g, a: int(a), _legal_before),
-}
-
-
 def mapping_for(game_name: str) -> SpielMapping:
-    if game_name not in MAPPINGS:
-        raise ValueError(f"openspiel_mcts: no OpenSpiel counterpart for game {game_name!r}; "
-                         f"supported: {sorted(MAPPINGS)}")
-    return MAPPINGS[game_name]
+    """The mapping of `game_name` from its GameInfo's OpenSpiel counterpart (the same action ids in both)."""
+    spiel = game_info(game_name).openspiel
+    if spiel is None:
+        supported = sorted(name for name in GAMES if game_info(name).openspiel is not None)
+        raise ValueError(f"openspiel_mcts: no OpenSpiel counterpart for game {game_name!r}; supported: {supported}")
+    return SpielMapping(spiel.name, spiel.params, _same_number(game_name, spiel.n_actions), lambda g, a: int(a),
+                        spiel.candidates)
 
 
 def load_spiel_game(game: Game):

@@ -45,6 +45,7 @@ class MemorylessValue(ValueFunction):
     """A ValueFunction that keeps nothing between decisions or games: subclasses define value() only."""
 
     sees_every_decision = False
+    only_for: str | None = None  # the one game whose states it can value (it reads that engine's facts); None: any
 
     def reset(self) -> None:
         """Nothing to forget."""

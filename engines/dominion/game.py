@@ -27,13 +27,14 @@ import random
 from _random import Random as _CRandom
 
 import engines.dominion.tag_json as dominion_tag
-from engines.base import (OURS, TAG, Game, Items, State, check_dialect, check_params, common_json,
-                          normalize_action, returns_from_scores)
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, TAG, Game, Items, State, check_dialect,
+                          check_params, common_json, normalize_action, returns_from_scores)
 from engines.chance import shuffle
 from engines.dominion.cards import (AFFORDABLE, BUY, CARD_ORDER, CARDS, FIRST_GAME_KINGDOM, MAX_COST, PLAY,
                                     apply_effect_action, effect_actions, play_card)
 from engines.dominion.json_changes import dominion_changes
 from engines.dominion.state_json import read_state_fields, valid_turn
+from engines.info import GameInfo
 
 GAME_TYPE = "Dominion"
 MAX_SEATS = 4
@@ -500,6 +501,10 @@ class Dominion(Game):
     """Dominion with the First Game kingdom; parameters and supply counts are TAG's defaults."""
 
     name = "dominion"
+    info = GameInfo(
+        baseline_heuristic="pure_score", outcome_fields=COMMON_OUTCOME_FIELDS,
+        turn_order_fields=(*COMMON_TURN_ORDER_FIELDS, "turnPlayer", "roundCounter"),  # whose turn; rounds completed
+        hidden_information=True, tag=dominion_tag, tag_game_type=dominion_tag.GAME_TYPE)
 
     def __init__(self, **params):
         self.params = check_params("dominion", params, DEFAULT_PARAMS)

@@ -22,9 +22,10 @@ from collections import Counter
 from typing import Hashable
 
 import engines.sea_salt_paper.tag_json as sea_salt_paper_tag
-from engines.base import (OURS, TAG, Action, Game, State, check_dialect, check_params, normalize_action,
-                          returns_from_scores)
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, TAG, Action, Game, State,
+                          check_dialect, check_params, normalize_action, returns_from_scores)
 from engines.chance import shuffle
+from engines.info import GameInfo
 from engines.sea_salt_paper.cards import (DECK, N_SLOTS, N_TYPES, SHARK_SLOT, SLOT, SUITES, SWIMMER_SLOT,
                                          colour_bonus, hand_points, slot_counts)
 from engines.sea_salt_paper.state_json import CRAB, DISCARD, DRAW, DUO, OVER, load_state, state_document, state_parts
@@ -44,6 +45,10 @@ class SeaSaltPaper(Game):
     """The game with TAG's defaults: 4 players, draw 2 discard 1, STOP at 7 hand points, 40/35/30 to win."""
 
     name = "sea_salt_paper"
+    info = GameInfo(
+        baseline_heuristic="score_and_hand", outcome_fields=COMMON_OUTCOME_FIELDS,
+        turn_order_fields=(*COMMON_TURN_ORDER_FIELDS, "roundCounter", "firstPlayer"),  # rounds; who starts the round
+        hidden_information=True, tag=sea_salt_paper_tag, tag_game_type=sea_salt_paper_tag.GAME_TYPE)
     n_players = 4
     defaults = {"n_players": 4, "draw_count": 2, "discard_count": 1, "round_stop": 7, "victory_threshold": None}
 

@@ -5,7 +5,7 @@ lastChance, protectedHands, playerTotalScores, decks front card first); TAG's le
 pending discards or crab pile, so a TAG document is read at a phase boundary (see the moments), and a mid-turn
 state written in TAG's dialect shows only its cards. `firstPlayer` is the round's first player.
 
-Fields our engine cannot know (UNKNOWN_FIELDS; written as -1 or by our rule, ignored when reading):
+Fields our engine cannot know (UNKNOWN_FIELDS; written as -1 or by our rule (GUESSED_FIELDS), ignored when reading):
 - `tick`: TAG counts every action, dummy DoNothing steps included; the engine counts turns.
 - `turnCounter`: TAG counts the turns of the current round (reset at every deal), the engine those of the game,
   and a position does not tell how many turns the round has had. A TAG document's count is read into our
@@ -36,6 +36,7 @@ GAME_TYPE = "SeaSaltPaper"
 MOMENTS = (LIVE, TURN_OVER, ROUND_OVER)
 TURNS_UNKNOWN = -1  # written for TAG's round-local turnCounter
 UNKNOWN_FIELDS = ("tick", "turnCounter", "playerHands.visibility")  # token paths, list indices left out
+GUESSED_FIELDS = ("playerHands.visibility",)  # UNKNOWN_FIELDS written by our rule, not as -1: their tokens occur
 CONTAINER_FIELDS = ("playerHands", "playerDiscards", "discardPile1", "discardPile2", "drawPile", "lastChance",
                     "protectedHands", "playerTotalScores")
 DRAW, DUO, OVER = "DRAW", "DUO", "GAME_OVER"  # engines.sea_salt_paper.state_json's phases

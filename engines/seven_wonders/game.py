@@ -38,8 +38,10 @@ import random
 from typing import Hashable
 
 import engines.seven_wonders.tag_json as seven_wonders_tag
-from engines.base import OURS, TAG, Game, State, check_dialect, check_params, normalize_action, returns_from_scores
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, TAG, Game, State, check_dialect,
+                          check_params, normalize_action, returns_from_scores)
 from engines.chance import shuffle
+from engines.info import GameInfo
 from engines.seven_wonders.cards import (BABYLON, CARDS, CARDS_PER_HAND, GUILDS, HALICARNASSUS, INDEX, MAX_PLAYERS,
                                          MIN_PLAYERS, OLYMPIA, RESOURCES, SAME_STRUCTURE, WONDER_ORDER, WONDERS,
                                          age_deck)
@@ -65,6 +67,10 @@ class SevenWonders(Game):
     """7 Wonders for `n_players` (3..7); `military` "both_neighbours" or "next_seat" (TAG); `stage_trading`."""
 
     name = "seven_wonders"
+    info = GameInfo(
+        baseline_heuristic="wonders7_vp_share", outcome_fields=COMMON_OUTCOME_FIELDS,
+        turn_order_fields=COMMON_TURN_ORDER_FIELDS, simultaneous=True, hidden_information=True,
+        tag=seven_wonders_tag, tag_game_type=seven_wonders_tag.GAME_TYPE)
     n_players = 4
     defaults = {"n_players": 4, "military": "both_neighbours", "stage_trading": False}
 

@@ -4,15 +4,12 @@ on the same seeds, summarised as [Verdicts] does (the machinery of the published
 
 from __future__ import annotations
 
-from functools import cache
-
 import polars as pl
 
 from engines import load_game
-from engines.registry import GAMES
+from engines.registry import GAMES, game_info
 from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.compute import Compute
-from jbag_pipeline.model.published import tag_dialect_problem
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value import IngestedTagValue
 from jbag_pipeline.model.value_tables import prototype_bags
@@ -23,14 +20,9 @@ INGESTED_FREQUENCY = "full"  # the prototypes of every state of the won games, a
 INGESTED_VARIANT = "ingested"  # feature_variant of the evaluation games: no selection, every ingested token
 
 
-@cache
 def tag_engines() -> dict[str, str]:
     """Lower-cased TAG gameType (as ingest names a game) -> our engine that speaks TAG's dialect for it."""
-    engines = {}
-    for name in sorted(GAMES):
-        if tag_dialect_problem(name) is None:
-            engines[load_game(name).new_state(0).to_json(dialect="tag")["gameType"].lower()] = name
-    return engines
+    return {game_info(name).tag_game_type.lower(): name for name in sorted(GAMES) if game_info(name).tag is not None}
 
 
 def engine_for(ingested_game: str) -> str | None:

@@ -12,10 +12,10 @@ model.value_tables.make_jsonbag_value.
 
 from __future__ import annotations
 
-from engines.agents.baseline import SIMULTANEOUS_GAMES
 from engines.agents.osla import OSLAAgent
 from engines.agents.simultaneous_osla import finish_round_randomly
 from engines.base import Action, State
+from engines.registry import game_info
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 
 
@@ -49,4 +49,4 @@ class SimultaneousJsonBagOSLAAgent(JsonBagOSLAAgent):
 
 def jsonbag_agent_class(game_name: str) -> type[JsonBagOSLAAgent]:
     """The JSON-Bag OSLA the authors play `game_name` with: simultaneous for the games whose baseline is."""
-    return SimultaneousJsonBagOSLAAgent if game_name in SIMULTANEOUS_GAMES else JsonBagOSLAAgent
+    return SimultaneousJsonBagOSLAAgent if game_info(game_name).simultaneous else JsonBagOSLAAgent

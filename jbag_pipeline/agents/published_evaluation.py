@@ -54,7 +54,7 @@ def evaluate_published(game: str, value: PublishedValueFunction, params: dict, g
                        compute: Compute | None = None) -> pl.DataFrame:
     """PUBLISHED_VF_EVALUATION rows of `game`: per seat and overall (win rate with its Wilson interval, the
     control's, Fisher per seat, stratified exact test overall, Holm, verdict); one skipped row if it cannot play."""
-    problem = tag_dialect_problem(game, params)
+    problem = tag_dialect_problem(game)
     if problem is not None:
         return skipped_row(game, problem)
     count, note = unreachable_note(game, value)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIELDS
+from engines import GAMES, game_info
+from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.analysis.statistics import OVERALL, holm, stratified_exact_p, summarise, verdict
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
@@ -56,8 +57,9 @@ def check_factors(factors: tuple[str, ...] | None, where: str) -> None:
 
 
 def turn_order_fields(preset, game: str) -> list[str]:
-    """The turn-order fields of `game` the ablation varies: leakage's list and whatever the preset drops besides."""
-    listed = TURN_ORDER_FIELDS.get(game, TAG_TURN_ORDER_FIELDS)
+    """The turn-order fields of `game` the ablation varies: its GameInfo's (TAG's common fields for a game without an
+    engine) and whatever the preset drops besides."""
+    listed = game_info(game).turn_order_fields if game in GAMES else TAG_TURN_ORDER_FIELDS
     return list(dict.fromkeys((*listed, *preset.turn_order_fields.get(game, ()))))
 
 

@@ -1,10 +1,11 @@
 """Winner leakage: the fields each game's token blacklist removes, and the tokens that alone give the winner away.
 
 Blacklist entries are field names (jbag_pipeline.model.tokenize.TokenFilter matches them as whole keys of the token
-path, ignoring case). Two kinds, per game, read off each engine's to_json():
+path, ignoring case). Two kinds, per game, read off each engine's to_json() and declared in its GameInfo
+(engines/info.py: outcome_fields, turn_order_fields):
 - outcome fields state the result: engines.base.common_json's `gameStatus` and `playerResults`, and in
   connect4 and tictactoe `winnerCells` (empty until a line is won, so non-empty means "the game was won").
-- turn-order fields (TURN_ORDER_FIELDS) count turns, rounds or moves, or name whose turn it is or who started.
+- turn-order fields count turns, rounds or moves, or name whose turn it is or who started.
   Fields that are game content are not among them: phases within a turn (gamePhase, turnPhase), turn resources
   (actionsLeft, buysLeft), the 7 Wonders age and its passing direction (they fix which cards are dealt and who
   receives them), pending choices (turnActions), scores.
@@ -48,6 +49,7 @@ import math
 import numpy as np
 import polars as pl
 
+from engines import GAMES, game_info
 from jbag_pipeline.analysis.classification import split_games
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, TokenFilter
@@ -55,27 +57,8 @@ from jbag_pipeline.storage.game_blocks import detached, game_blocks
 from jbag_pipeline.storage.schemas import LEAKY_TOKENS as LEAKY_TOKENS_SCHEMA
 
 COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json
-COMMON_TURN_ORDER_FIELDS = ("turnCounter", "turnOwner")  # engines.base.common_json, in every engine's state
 TAG_TURN_ORDER_FIELDS = ("tick", "roundCounter", "turnCounter", "turnOwner", "firstPlayer")  # TAG's common fields
 
-OUTCOME_FIELDS: dict[str, tuple[str, ...]] = {
-    "cant_stop": COMMON_OUTCOME_FIELDS,
-    "connect4": (*COMMON_OUTCOME_FIELDS, "winnerCells"),
-    "dominion": COMMON_OUTCOME_FIELDS,
-    "dots_and_boxes": COMMON_OUTCOME_FIELDS,
-    "sea_salt_paper": COMMON_OUTCOME_FIELDS,
-    "seven_wonders": COMMON_OUTCOME_FIELDS,
-    "tictactoe": (*COMMON_OUTCOME_FIELDS, "winnerCells"),
-}
-TURN_ORDER_FIELDS: dict[str, tuple[str, ...]] = {
-    "cant_stop": COMMON_TURN_ORDER_FIELDS,
-    "connect4": (*COMMON_TURN_ORDER_FIELDS, "moveCount"),  # moves played so far
-    "dominion": (*COMMON_TURN_ORDER_FIELDS, "turnPlayer", "roundCounter"),  # whose turn; rounds completed
-    "dots_and_boxes": COMMON_TURN_ORDER_FIELDS,
-    "sea_salt_paper": (*COMMON_TURN_ORDER_FIELDS, "roundCounter", "firstPlayer"),  # rounds; who starts the round
-    "seven_wonders": COMMON_TURN_ORDER_FIELDS,
-    "tictactoe": (*COMMON_TURN_ORDER_FIELDS, "moveCount"),
-}
 LAST_TURN = "the game ends in its winner's turn"  # see the module docstring
 # The turn-order fields the default blacklist drops, each with the reason (the module docstring gives the evidence).
 LEAKING_TURN_ORDER_FIELDS: dict[str, dict[str, str]] = {
@@ -90,8 +73,8 @@ LEAKING_TURN_ORDER_FIELDS: dict[str, dict[str, str]] = {
 # Every game's outcome and turn-order fields at once, for code that does not know its game (the transfer
 # experiment's default): it drops the leaking fields of every engine and, conservatively, the others too.
 DEFAULT_TOKEN_BLACKLIST: tuple[str, ...] = tuple(dict.fromkeys(
-    [f for fields in OUTCOME_FIELDS.values() for f in fields] + list(TAG_TURN_ORDER_FIELDS)
-    + [f for fields in TURN_ORDER_FIELDS.values() for f in fields]))
+    [f for game in sorted(GAMES) for f in game_info(game).outcome_fields] + list(TAG_TURN_ORDER_FIELDS)
+    + [f for game in sorted(GAMES) for f in game_info(game).turn_order_fields]))
 
 LEAK_MARGIN = 0.10  # how far the accuracy's Wilson lower bound must clear the majority seat's accuracy
 LEAK_ALPHA = 0.05  # family-wise error over the (token, question) pairs tested

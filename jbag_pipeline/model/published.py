@@ -7,7 +7,6 @@ the prototype's whole count, as the authors' agent normalises it) and kind "feat
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from dataclasses import dataclass
@@ -15,12 +14,11 @@ from pathlib import Path
 
 import polars as pl
 
-from engines import load_game
+from engines import GAMES, game_info
 from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS
 
-# our game name -> the authors' folder
-PUBLISHED_FOLDERS = {"connect4": "Connect4", "dots_and_boxes": "DotsAndBoxes", "cant_stop": "CantStop",
-                     "dominion": "Dominion", "sea_salt_paper": "SeaSaltPaper", "seven_wonders": "Wonders7"}
+# our game name -> the authors' folder, which they name by TAG's gameType: one for every game with a TAG dialect
+PUBLISHED_FOLDERS = {game: game_info(game).tag_game_type for game in GAMES if game_info(game).tag is not None}
 FEATURES_FILE = "features-top500.json"  # the list the authors' agent loads (Dominion also has a top-100 one)
 README = "README.md"
 SUM_TOLERANCE = 1e-9
@@ -141,12 +139,9 @@ def prototype_sum_errors(table: pl.DataFrame) -> float:
 
 
 def unknown_fields(game: str) -> tuple[str, ...]:
-    """The top-level fields of a TAG document our engine cannot know (its dialect module's UNKNOWN_FIELDS)."""
-    try:
-        module = importlib.import_module(f"engines.{game}_tag")
-    except ModuleNotFoundError:
-        return ()
-    return tuple(getattr(module, "UNKNOWN_FIELDS", ()))
+    """The fields of a TAG document our engine cannot know and writes as a placeholder, so that TAG's tokens under
+    them never occur in our documents (GameInfo.tag_unreachable_fields)."""
+    return game_info(game).tag_unreachable_fields
 
 
 def unreachable_features(game: str, features: list[str]) -> list[str]:
@@ -155,15 +150,11 @@ def unreachable_features(game: str, features: list[str]) -> list[str]:
     return [t for t in features if any(re.match(rf"\.{re.escape(f)}(?![\w])", t) for f in fields)]
 
 
-def tag_dialect_problem(game: str, params: dict | None = None) -> str | None:
-    """Why `game` cannot be valued in TAG's dialect by our engine (None if it can): it has no dialect."""
-    engine = load_game(game, **(params or {}))
-    try:
-        engine.new_state(0).to_json(dialect="tag")
-    except TypeError:  # a to_json that takes no dialect at all
-        return f"our {game} engine has no TAG dialect yet (its to_json takes no dialect)"
-    except ValueError as error:  # one that names the dialects it speaks
-        return f"our {game} engine has no TAG dialect yet ({error})"
+def tag_dialect_problem(game: str) -> str | None:
+    """Why `game` cannot be valued in TAG's dialect by our engine (None if it can): its GameInfo names no TAG
+    translator."""
+    if game_info(game).tag is None:
+        return f"our {game} engine has no TAG dialect yet (its GameInfo names no TAG translator)"
     return None
 
 

@@ -5,7 +5,8 @@ import pytest
 
 from engines.agents import (GameStartValue, MemorylessValue, OSLAAgent, ScoreValue, SimultaneousOSLAAgent,
                             ValueFunction)
-from engines.agents.baseline import BASELINE_HEURISTIC, baseline_value
+from engines import GAMES
+from engines.agents.baseline import baseline_value
 from engines.agents.heuristics import HEURISTICS
 from engines.match import play_match
 from engines.sea_salt_paper.game import SeaSaltPaper
@@ -19,7 +20,7 @@ PROTOTYPES = [{".a": 1}, {".b": 1}]
 def every_value():
     yield ScoreValue()
     yield from (make() for make in HEURISTICS.values())
-    yield from (baseline_value(game) for game in BASELINE_HEURISTIC)
+    yield from (baseline_value(game) for game in GAMES)
     yield JsonBagValue(PROTOTYPES)
     yield DeterminizedJsonBagValue(PROTOTYPES, [".a"], frequency="random")
 

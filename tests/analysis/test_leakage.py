@@ -6,7 +6,8 @@ import polars as pl
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from engines import GAMES, load_game
+from engines import GAMES, game_info, load_game
+from engines.base import COMMON_OUTCOME_FIELDS
 from engines.agents import RandomAgent
 from engines.match import play_match
 import jbag_pipeline.storage.lake as lake
@@ -14,9 +15,9 @@ from jbag_pipeline.analysis.ablation import full_tables
 from jbag_pipeline.assets.leakage import counters_kept, leaky_tokens
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.model.value_tables import make_jsonbag_value
-from jbag_pipeline.analysis.leakage import (DEFAULT_TOKEN_BLACKLIST, LAST_TURN, LEAKING_TURN_ORDER_FIELDS,
-                                            LEAKY_TOKENS_SCHEMA, OUTCOME_FIELDS, TURN_ORDER_FIELDS, fit_stumps,
-                                            leaky_tokens_table)
+from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS as LEAKAGE_COMMON_OUTCOME_FIELDS,
+                                            DEFAULT_TOKEN_BLACKLIST, LAST_TURN, LEAKING_TURN_ORDER_FIELDS,
+                                            LEAKY_TOKENS_SCHEMA, fit_stumps, leaky_tokens_table)
 from jbag_pipeline.presets import GameRun, get_preset, token_filter_for
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.sampling import sampled_states
@@ -73,9 +74,10 @@ KEPT_NEIGHBOURS = {"dominion": ("gamePhase", "actionsLeft"), "sea_salt_paper": (
 
 
 def test_every_game_has_documented_fields():
-    assert set(OUTCOME_FIELDS) == set(TURN_ORDER_FIELDS) == set(LEAKING_TURN_ORDER_FIELDS) == set(GAMES)
+    assert set(LEAKING_TURN_ORDER_FIELDS) == set(GAMES)
+    assert LEAKAGE_COMMON_OUTCOME_FIELDS == COMMON_OUTCOME_FIELDS  # the tokenizer's default blacklist: common_json's
     for game, leaking in LEAKING_TURN_ORDER_FIELDS.items():
-        assert set(leaking) <= set(TURN_ORDER_FIELDS[game]) and all(leaking.values())
+        assert set(leaking) <= set(game_info(game).turn_order_fields) and all(leaking.values())
 
 
 def _random_matches(name: str, n: int = 30):
@@ -121,10 +123,10 @@ def test_each_field_rule_removes_exactly_its_own_top_level_field_on_selfplay_sta
     assert not kept_keys & set(blacklist)
     assert set(KEPT_NEIGHBOURS.get(game, ())) <= kept_keys
     # the game-agnostic default (the agent's fallback) drops every outcome and turn-order field of this game
-    every_field = (*OUTCOME_FIELDS[game], *TURN_ORDER_FIELDS[game])
+    every_field = (*game_info(game).outcome_fields, *game_info(game).turn_order_fields)
     assert [t for t in tokens if TokenFilter(DEFAULT_TOKEN_BLACKLIST).keeps(t)] == \
         [t for t in tokens if TokenFilter(every_field).keeps(t)]
-    assert set(PRESET.blacklist_for(game, keep_counters=True)) == set(OUTCOME_FIELDS[game])
+    assert set(PRESET.blacklist_for(game, keep_counters=True)) == set(game_info(game).outcome_fields)
 
 
 def test_unknown_game_gets_tags_common_fields():

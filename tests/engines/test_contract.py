@@ -2,7 +2,8 @@
 
 As OpenSpiel's python/games tests, one set of tests covers every registered game: a new game passes these
 before anything else uses it. Each game is played a few times with seeded random moves; the checks run on
-states spread over those games.
+states spread over those games. Every game's GameInfo (engines/info.py) is checked against the engine: its
+fields occur in the documents, its TAG translator round-trips, its OpenSpiel game loads, its heuristic values.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from functools import lru_cache
 
 import pytest
 
-from engines import GAMES, load_game
+from engines import GAMES, game_info, load_game
+from engines.agents import baseline_value
+from engines.agents.heuristics import HEURISTICS
 from engines.base import State, normalize_action, result_names
+from engines.info import GameInfo
+from engines.tag_json import LIVE
 
 SEEDS = (0, 1, 2)
 STATES_PER_GAME = 8  # states checked per playout (spread evenly, the terminal one included)
@@ -220,7 +225,8 @@ def hides_information(name: str) -> bool:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_observation_and_determinize(name):
-    hidden = hides_information(name)
+    hidden = game_info(name).hidden_information
+    assert hides_information(name) == hidden, "GameInfo.hidden_information is not what observation_json does"
     resampled = varied = 0
     for state in sampled_states(name):
         doc, key = state.to_json(), state.key()
@@ -252,3 +258,76 @@ def test_observation_and_determinize(name):
     if hidden:
         assert resampled, "observations hide information but determinize never re-samples it"
         assert varied, "determinize gives the same sample whatever the rng"
+
+
+def top_level_fields(name: str) -> set[str]:
+    """The top-level keys of every document of the game's playouts."""
+    return {key for seed in SEEDS for doc in playout(name, seed)[2] for key in doc}
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_descriptor_is_read_through_the_registry_and_its_fields_occur_in_the_documents(name):
+    info = game_info(name)
+    assert isinstance(info, GameInfo) and info is GAMES[name].info
+    fields = top_level_fields(name)
+    assert set(info.outcome_fields) <= fields and set(info.turn_order_fields) <= fields
+    assert {"gameStatus", "playerResults"} <= set(info.outcome_fields)  # common_json's, in every document
+    assert not set(info.outcome_fields) & set(info.turn_order_fields)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_descriptors_baseline_heuristic_values_every_state(name):
+    assert game_info(name).baseline_heuristic in HEURISTICS
+    value = baseline_value(name)
+    for state in sampled_states(name):
+        values = [value.value(state, seat) for seat in range(state.n_players)]
+        assert all(type(v) is float and v == v for v in values)  # a float, not NaN
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_simultaneous_games_have_rounds_of_secret_choices(name):
+    """SimultaneousOSLAAgent plays a declared simultaneous game on to the end of the round (round_in_progress)."""
+    states = sampled_states(name)
+    in_progress = [getattr(state, "round_in_progress", None) for state in states]
+    if game_info(name).simultaneous:
+        assert all(in_progress) and any(check() for check in in_progress)
+    else:
+        assert not any(in_progress)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_tag_translator_round_trips(name):
+    info, game = game_info(name), load_game(name)
+    if info.tag is None:
+        with pytest.raises(ValueError):
+            game.new_state(0).to_json(dialect="tag")
+        return
+    assert info.tag.GAME_TYPE == info.tag_game_type
+    assert set(getattr(info.tag, "GUESSED_FIELDS", ())) <= set(info.tag.UNKNOWN_FIELDS)
+    read = []
+    for state in [game.new_state(0), *sampled_states(name)]:
+        doc = state.to_json(dialect="tag")
+        assert as_json(doc) == doc and doc["gameType"] == info.tag_game_type
+        assert info.tag.tag_json(state) == doc, "the descriptor's translator is not the one the engine uses"
+        assert info.tag.recorded_moment(doc) == LIVE  # what an agent sees between actions
+        try:
+            rebuilt = game.from_json(as_json(doc), dialect="tag")
+        except ValueError:  # a position TAG's container does not determine (7 Wonders mid-round): refused
+            read.append(False)
+            continue
+        assert rebuilt.to_json(dialect="tag") == doc
+        read.append(True)
+    assert read[0], "the initial state's TAG document does not read back"
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_openspiel_game_loads_with_our_players_and_actions(name):
+    spiel = game_info(name).openspiel
+    if spiel is None:
+        return
+    pyspiel = pytest.importorskip("pyspiel")
+    game = load_game(name)
+    theirs = pyspiel.load_game(spiel.name, spiel.params(game.params))
+    assert theirs.num_players() == game.n_players and theirs.num_distinct_actions() == spiel.n_actions(game)
+    for state in sampled_states(name):
+        assert all(type(a) is int and 0 <= a < spiel.n_actions(game) for a in state.legal_actions())

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engines import cant_stop_tag, connect4_tag, dots_and_boxes_tag, load_game
+import engines.cant_stop.tag_json as cant_stop_tag
+import engines.connect4.tag_json as connect4_tag
+import engines.dots_and_boxes.tag_json as dots_and_boxes_tag
+from engines import load_game
 from engines.tag_json import LIVE, ROUND_OVER, TURN_OVER
 from jbag_pipeline.tokenize import tokenize_state
 from tests.helpers.states import random_play_states
@@ -23,7 +26,7 @@ TRAJECTORIES = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data" /
 GAMES = {
     "connect4": ("Connect4", connect4_tag, ()),
     "dots_and_boxes": ("DotsAndBoxes", dots_and_boxes_tag, ()),
-    "cant_stop": ("CantStop", cant_stop_tag, ("tick",)),  # TAG's action count; see engines/cant_stop_tag.py
+    "cant_stop": ("CantStop", cant_stop_tag, ("tick",)),  # TAG's action count; see engines/cant_stop/tag_json.py
 }
 
 

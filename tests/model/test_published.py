@@ -16,7 +16,8 @@ from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, SimultaneousJso
 from jbag_pipeline.agents.published_evaluation import published_value
 from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, from_table, provenance, prototype_sum_errors, published_table,
-                                           read_published, tag_dialect_problem, unreachable_features)
+                                           read_published, tag_dialect_problem, unknown_fields,
+                                           unreachable_features)
 from jbag_pipeline.model.value import OUTSIDE_FEATURES, TagJsonBagValue
 from jbag_pipeline.tokenize import tokenize_state
 from tests.helpers.published import SHARED_PUBLISHED, TICK_FEATURE, write_published
@@ -91,17 +92,43 @@ def test_tick_features_of_cant_stop_can_never_match(folder):
     assert unreachable_features("connect4", features) == []  # Connect4's TAG documents know every field
 
 
-def test_the_published_cant_stop_list_has_tick_features_our_documents_never_produce(shared):
-    features = shared["cant_stop"].features
-    unreachable = unreachable_features("cant_stop", features)
-    assert len(unreachable) == sum(t.startswith(".tick.") for t in features) > 0
-    state, seen = load_game("cant_stop").new_state(3), set()
-    for _ in range(200):  # every token of a played game's TAG documents: never one of them
+def tag_tokens(game: str, seed: int = 3, moves: int = 200) -> set[str]:
+    """Every token of the TAG documents of one game played by first legal moves (up to `moves` of them)."""
+    state, seen = load_game(game).new_state(seed), set()
+    for _ in range(moves):
         seen |= set(tokenize_state(state.to_json(dialect="tag"), mode="both", num_suffix=True))
         if state.is_terminal():
             break
         state.apply(state.legal_actions()[0])
-    assert not seen & set(unreachable)
+    return seen
+
+
+def test_the_published_cant_stop_list_has_tick_features_our_documents_never_produce(shared):
+    features = shared["cant_stop"].features
+    unreachable = unreachable_features("cant_stop", features)
+    assert len(unreachable) == sum(t.startswith(".tick.") for t in features) > 0
+    assert not tag_tokens("cant_stop") & set(unreachable)  # a played game's TAG documents: never one of them
+
+
+def test_the_card_games_unknown_fields_count_and_only_those_written_as_placeholders():
+    """unknown_fields reads each game's translator through its GameInfo, the card games' (engines/<game>/tag_json.py)
+    too; Sea Salt and Paper's hand visibility is unknown but written by our rule, so its tokens occur in our
+    documents and do not count as unreachable."""
+    assert unknown_fields("dominion") == ("tick",) and unknown_fields("sea_salt_paper") == ("tick", "turnCounter")
+    visibility = ".playerHands.visibility.MIXED_VISIBILITY"
+    features = [".tick.12", ".turnCounter.3", visibility, ".drawPile.visibility.HIDDEN_TO_ALL"]
+    assert unreachable_features("dominion", features) == [".tick.12"]
+    assert unreachable_features("sea_salt_paper", features) == [".tick.12", ".turnCounter.3"]
+    seen = tag_tokens("sea_salt_paper")
+    assert visibility in seen and not seen & {".tick.12", ".turnCounter.3"}
+
+
+@pytest.mark.parametrize("game", sorted(PUBLISHED_FOLDERS))
+def test_no_published_feature_counted_unreachable_occurs_in_our_documents(shared, game):
+    unreachable = set(unreachable_features(game, shared[game].features))
+    assert not tag_tokens(game) & unreachable
+    if game == "sea_salt_paper":  # the authors' list has the hand visibility our documents write too
+        assert ".playerHands.visibility.MIXED_VISIBILITY" in set(shared[game].features) - unreachable
 
 
 def _authors_values(prototypes, features, bag_docs, candidate, seat):

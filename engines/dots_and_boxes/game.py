@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from array import array
 
-import engines.dots_and_boxes_tag as dots_and_boxes_tag
-from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, returns_from_scores,
-                          same_game, turn_changes)
+import engines.dots_and_boxes.tag_json as dots_and_boxes_tag
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, TAG, Game, State, check_dialect,
+                          check_params, common_json, returns_from_scores, same_game, turn_changes)
+from engines.info import GameInfo, OpenSpielInfo
 
 GAME_TYPE = "DotsAndBoxes"
 N_PLAYERS = 2
@@ -39,10 +40,23 @@ def line_ids_of_box(rows: int, cols: int, r: int, c: int) -> tuple[int, int, int
     return top, top + cols, left, left + 1
 
 
+def drawn_since(before: "DotsAndBoxesState", after: "DotsAndBoxesState") -> list[int]:
+    """Lines free in `before` and drawn in `after`: the only moves that can lead from one to the other."""
+    still_free = set(after.legal_actions())
+    return [line for line in before.legal_actions() if line not in still_free]
+
+
 class DotsAndBoxes(Game):
     """The game: board size and the per-line box masks shared by all its states."""
 
     name = "dots_and_boxes"
+    info = GameInfo(
+        baseline_heuristic="win_loss_scaled_score",
+        outcome_fields=COMMON_OUTCOME_FIELDS, turn_order_fields=COMMON_TURN_ORDER_FIELDS,
+        tag=dots_and_boxes_tag, tag_game_type=dots_and_boxes_tag.GAME_TYPE,
+        # our neutral line ids (horizontal lines row by row, then vertical ones) are OpenSpiel's actions
+        openspiel=OpenSpielInfo("dots_and_boxes", lambda p: {"num_rows": p["rows"], "num_cols": p["cols"]},
+                                lambda game: game.n_lines, drawn_since))
     n_players = N_PLAYERS
 
     def __init__(self, **params):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Hashable
 
-import engines.connect4_tag as connect4_tag
-from engines.base import (OURS, TAG, AlternatingTwoSeatState, Game, check_dialect, check_params, common_json,
-                          same_game, turn_changes)
+import engines.connect4.tag_json as connect4_tag
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, TAG, AlternatingTwoSeatState, Game,
+                          check_dialect, check_params, common_json, same_game, turn_changes)
+from engines.info import GameInfo, OpenSpielInfo
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
@@ -22,6 +23,14 @@ class Connect4(Game):
     """Connect4 with `rows` x `cols` cells and `win_length` in a row to win (TAG: gridSize 8, winCount 4)."""
 
     name = "connect4"
+    info = GameInfo(
+        baseline_heuristic="win_loss_scaled_score",
+        outcome_fields=(*COMMON_OUTCOME_FIELDS, "winnerCells"),  # empty until a line is won
+        turn_order_fields=(*COMMON_TURN_ORDER_FIELDS, "moveCount"),  # moves played so far
+        tag=connect4_tag, tag_game_type=connect4_tag.GAME_TYPE,
+        # column c (0 = left) is action c in both, seat 0 is "x" in both (TAG's 8x8 board given as rows/columns)
+        openspiel=OpenSpielInfo("connect_four", lambda p: {"rows": p["rows"], "columns": p["cols"],
+                                                           "x_in_row": p["win_length"]}, lambda game: game.cols))
     n_players = 2
     defaults = {"rows": 8, "cols": 8, "win_length": 4}
 

@@ -14,9 +14,10 @@ import random
 from _random import Random as _CRandom
 from operator import and_, eq, sub
 
-import engines.cant_stop_tag as cant_stop_tag
-from engines.base import (OURS, TAG, Game, State, check_dialect, check_params, common_json, normalize_action,
-                          returns_from_scores, same_game, turn_changes)
+import engines.cant_stop.tag_json as cant_stop_tag
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, TAG, Game, State, check_dialect,
+                          check_params, common_json, normalize_action, returns_from_scores, same_game, turn_changes)
+from engines.info import GameInfo
 
 GAME_TYPE = "CantStop"
 TRACK_LENGTHS = (0, 0, 2, 4, 6, 8, 10, 12, 10, 8, 6, 4, 2)  # by dice sum; 0 and 1 are unused, as in TAG
@@ -66,6 +67,9 @@ class CantStop(Game):
     """The game: only the number of players (2..4, default 4) varies."""
 
     name = "cant_stop"
+    info = GameInfo(
+        baseline_heuristic="pure_score", outcome_fields=COMMON_OUTCOME_FIELDS,
+        turn_order_fields=COMMON_TURN_ORDER_FIELDS, tag=cant_stop_tag, tag_game_type=cant_stop_tag.GAME_TYPE)
 
     def __init__(self, **params):
         self.params = check_params(self.name, params, {"n_players": 4})

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from engines.base import (OURS, AlternatingTwoSeatState, Game, Items, check_dialect, check_params, common_json,
-                          common_key, turn_changes)
+from engines.base import (COMMON_OUTCOME_FIELDS, COMMON_TURN_ORDER_FIELDS, OURS, AlternatingTwoSeatState, Game, Items,
+                          check_dialect, check_params, common_json, common_key, turn_changes)
+from engines.info import GameInfo, OpenSpielInfo
 
 PIECES = ("x", "o")
 EMPTY = "."
@@ -34,6 +35,11 @@ class TicTacToe(Game):
     """Tic-Tac-Toe; it has no parameters."""
 
     name = "tictactoe"
+    info = GameInfo(
+        baseline_heuristic="win_loss_scaled_score",  # not in the papers: scored like Connect4 (+1 / 0 / -1)
+        outcome_fields=(*COMMON_OUTCOME_FIELDS, "winnerCells"),  # empty until a line is won
+        turn_order_fields=(*COMMON_TURN_ORDER_FIELDS, "moveCount"),  # moves played so far
+        openspiel=OpenSpielInfo("tic_tac_toe", lambda p: {}, lambda game: 9))  # cell 3*row + col in both
     n_players = 2
     defaults: dict = {}
 
