@@ -22,7 +22,7 @@ from engines.match import MatchRecord, play_match
 from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, jsonbag_agent_class
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from jbag_pipeline.compute import Compute, run_batch
-from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
+from jbag_pipeline.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
 
 SENSITIVITY_VARIANT = "full_counters_kept"  # the full variant selected with the turn-order counters kept
 CONTROL_GAMES_SCHEMA = {

@@ -24,7 +24,7 @@ from jbag_pipeline.analysis.statistics import OVERALL, holm, stratified_exact_p,
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION, conform
+from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION, conform
 from jbag_pipeline.storage.sql import run_sql
 
 FACTORS = ("top_k", "normalisation", "turn_order")  # what a preset's ablation_factors may name

@@ -26,7 +26,7 @@ from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELEC
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import CLASSIFICATION
+from jbag_pipeline.schemas import CLASSIFICATION
 
 PREFIXES = (0.25, 0.5, 0.75, 1.0)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS
+from jbag_pipeline.schemas import PUBLISHED_VALUE_FUNCTIONS
 
 # our game name -> the authors' folder
 PUBLISHED_FOLDERS = {"connect4": "Connect4", "dots_and_boxes": "DotsAndBoxes", "cant_stop": "CantStop",

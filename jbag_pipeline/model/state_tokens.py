@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from jbag_pipeline.model.tokenize import parse_json, tokenize_state
-from jbag_pipeline.storage.schemas import STATE_TOKENS
+from jbag_pipeline.schemas import STATE_TOKENS
 
 MAX_COUNT = 2**63 - 1
 

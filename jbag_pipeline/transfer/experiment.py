@@ -35,7 +35,7 @@ from jbag_pipeline.compute import Compute
 from jbag_pipeline.analysis.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
-from jbag_pipeline.storage.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
+from jbag_pipeline.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
 from jbag_pipeline.transfer.mapping import map_tokens, random_mapping
 
 __all__ = ["CONTROL_METHOD", "DEFAULT_PAIRS", "TRANSFER_RESULTS_SCHEMA", "PreparedTransfer", "TrainedModel",

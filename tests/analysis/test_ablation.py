@@ -19,7 +19,7 @@ from jbag_pipeline.model.value import OUTSIDE_FEATURES, seat_values
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import GameRun, get_preset
 from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION
+from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
 from jbag_pipeline.storage.segments import segmented_bags
 
 PRESET = get_preset("smoke")

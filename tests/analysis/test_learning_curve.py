@@ -12,7 +12,7 @@ import pytest
 from jbag_pipeline.analysis.learning_curve import agent_and_budget, curve_table, nested_shares, selection_frequency
 from jbag_pipeline.analysis.statistics import holm
 from jbag_pipeline.presets import PRESETS
-from jbag_pipeline.storage.schemas import LEARNING_CURVE
+from jbag_pipeline.schemas import LEARNING_CURVE
 
 
 def test_a_smaller_share_holds_the_first_games_and_is_a_subset_of_a_larger():

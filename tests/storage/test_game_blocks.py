@@ -17,7 +17,7 @@ from jbag_pipeline.storage.bags_table import trajectory_bags_table
 from jbag_pipeline.storage.game_blocks import (concat_ordered, distinct_tokens, game_blocks, game_id_ranges,
                                                write_ordered)
 from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.schemas import STATE_TOKENS
+from jbag_pipeline.schemas import STATE_TOKENS
 from jbag_pipeline.storage.segments import segmented_bags
 
 BLACKLIST = ("playerResults",)
