@@ -23,7 +23,7 @@ from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS, TURN_ORDER_FIE
 from jbag_pipeline.analysis.statistics import OVERALL, holm, stratified_exact_p, summarise, verdict
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
 from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION, conform
 from jbag_pipeline.storage.sql import run_sql
 

@@ -20,8 +20,8 @@ from scipy import sparse
 
 from jbag_pipeline.model.bags import jsd_matrix
 from jbag_pipeline.model.prototypes import class_prototypes
-from jbag_pipeline.storage.bags_table import filter_tokens
-from jbag_pipeline.storage.game_blocks import detached, game_blocks
+from jbag_pipeline.transforms.bags_table import filter_tokens
+from jbag_pipeline.transforms.game_blocks import detached, game_blocks
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELECTION
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval

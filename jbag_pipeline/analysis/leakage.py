@@ -51,7 +51,7 @@ import polars as pl
 from jbag_pipeline.analysis.classification import split_games
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, TokenFilter
-from jbag_pipeline.storage.game_blocks import detached, game_blocks
+from jbag_pipeline.transforms.game_blocks import detached, game_blocks
 from jbag_pipeline.schemas import LEAKY_TOKENS as LEAKY_TOKENS_SCHEMA
 
 COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json

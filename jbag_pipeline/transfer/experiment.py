@@ -21,16 +21,16 @@ from dataclasses import dataclass
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
 from jbag_pipeline.agents.evaluation import play_control, play_evaluation
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun, TransferSettings
-from jbag_pipeline.storage.sampling import sampled_states
+from jbag_pipeline.transforms.sampling import sampled_states
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.storage.sql import run_sql
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.analysis.statistics import OVERALL, control_table, outcome_statistics, summarise
 from jbag_pipeline.model.tables import require_columns
