@@ -70,8 +70,9 @@ def prepare_lake(data: Path, games: tuple[str, ...], preset: str) -> None:
 
 def games_settings(game: str, preset_name: str, per_seat: int | None) -> dict:
     """What the "games" kind plays, from this checkout's preset, so that every subject plays the same games."""
-    from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, split_pair
+    from jbag_pipeline.agents.evaluation import split_pair
     from jbag_pipeline.assets.evaluation import evaluated_pairs
+    from jbag_pipeline.model.variants import SENSITIVITY_VARIANT
     from jbag_pipeline.presets import game_run, get_preset
 
     preset = get_preset(preset_name)

@@ -18,7 +18,7 @@ from pathlib import Path
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.presets import game_run, get_preset
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 
 SCALES = (1, 2, 4)
 # Games at 1x, chosen so a 1x run takes about a second here (connect4 and tictactoe games are short).

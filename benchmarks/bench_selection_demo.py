@@ -27,11 +27,11 @@ from engines import GAMES, load_game
 from engines.agents import RandomAgent
 from engines.match import play_match
 from jbag_pipeline.presets import game_run, get_preset
-from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.transforms.sampling import sampled_states
+from jbag_pipeline.transforms.segments import segmented_bags
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.agents.selfplay import selfplay_seeds
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_REPEATS = 2  # a select_features call takes seconds, so its timing noise is small next to the suite's budget

@@ -1,6 +1,7 @@
-"""No import circles among the modules of engines/ and jbag_pipeline/ ([Layout]): a module imports only modules
-below it. Edges are the modules an import statement names (`from a.b import c` names a.b, and a.b.c when that
-is a module); the packages Python runs on the way (a/__init__) are not edges."""
+"""No import circles among the modules of engines/ and jbag_pipeline/ ([Layout]), and a layer order they keep
+([Layers]): a module imports only from its own package and the layers below. Edges are the modules an import
+statement names (`from a.b import c` names a.b, and a.b.c when that is a module); the packages Python runs on the way
+(a/__init__) are not edges."""
 
 import ast
 import graphlib
@@ -10,6 +11,36 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("engines", "jbag_pipeline")
+
+# The layer order, lowest first: package or module -> rank. A module may import its own entry and entries of lower
+# rank; entries of one rank are siblings that do not import each other. jbag_pipeline itself is its __init__ only.
+LAYERS = {
+    "engines": 0, "jbag_pipeline": 0,                         # the games' rules; the package's docstring
+    "jbag_pipeline.schemas": 1,                               # every lake table's schema (imports only polars)
+    "jbag_pipeline.compute": 1, "jbag_pipeline.seeds": 1,     # process pools and dask; seed derivation
+    "jbag_pipeline.model": 2,                                 # the JSON-Bag model, pure
+    "jbag_pipeline.storage": 3,                               # the lake, catalog, staging, SQL runner, sandbox
+    "jbag_pipeline.tokenize": 3, "jbag_pipeline.bags": 3,     # the model's stable public names
+    "jbag_pipeline.transforms": 4,                            # table transforms over the model's tables
+    "jbag_pipeline.training": 4,                              # a value function trained from bags and games
+    "jbag_pipeline.analysis": 5, "jbag_pipeline.ingest": 5, "jbag_pipeline.tictactoe": 5,
+    "jbag_pipeline.presets": 6, "jbag_pipeline.report_headline": 6,
+    "jbag_pipeline.agents": 7, "jbag_pipeline.preset_files": 7, "jbag_pipeline.report": 7,
+    "jbag_pipeline.transfer": 8, "jbag_pipeline.resources": 8,
+    "jbag_pipeline.assets": 9,
+    "jbag_pipeline.automation": 10,
+    "jbag_pipeline.defs": 11,
+    "jbag_pipeline.definitions": 12,
+    "jbag_pipeline.cli": 13,
+}
+# Imports still running up, each removed by another part of [Layers]; the lead deletes this set after merging them.
+KNOWN_UPWARD = {
+    # iodoor: the IO manager moves to the resources layer and takes its metadata helpers along
+    ("jbag_pipeline.storage.io_manager", "jbag_pipeline.resources"),
+    ("jbag_pipeline.storage.io_manager", "jbag_pipeline.assets.common"),
+    # facts: assets <-> automation untied
+    ("jbag_pipeline.assets.ingest", "jbag_pipeline.automation.ingested"),
+}
 
 
 def module_files(root: Path = REPO) -> dict[str, Path]:
@@ -87,3 +118,47 @@ def test_no_import_cycle_among_engines_and_jbag_pipeline(module_level_only):
     # every import as well: an import moved into a function only to dodge a circle still counts
     cycle = find_cycle(import_graph(module_files(), module_level_only))
     assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def layer_of(module: str) -> str | None:
+    """The entry of LAYERS `module` belongs to: itself or its nearest listed package (the root only for itself)."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        entry = ".".join(parts[:end])
+        if entry in LAYERS and (end > 1 or entry != "jbag_pipeline" or module == entry):
+            return entry
+    return None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(importer, imported) of every import from one entry to another that is not of lower rank."""
+    return {(module, target) for module, targets in graph.items() for target in targets
+            if layer_of(module) != layer_of(target) and LAYERS[layer_of(module)] <= LAYERS[layer_of(target)]}
+
+
+def test_every_module_sits_in_a_layer():
+    assert [module for module in module_files() if layer_of(module) is None] == []
+
+
+def test_an_upward_or_sideways_import_is_found(tmp_path):
+    for path, text in {"jbag_pipeline/__init__.py": "", "jbag_pipeline/model/__init__.py": "",
+                       "jbag_pipeline/model/m.py": "def f():\n    import jbag_pipeline.storage.lake\n",
+                       "jbag_pipeline/storage/__init__.py": "", "jbag_pipeline/storage/lake.py": "import engines\n",
+                       "jbag_pipeline/tokenize.py": "import jbag_pipeline.storage.lake\n",
+                       "engines/__init__.py": "import jbag_pipeline.model.m\n"}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    graph = import_graph(module_files(tmp_path), module_level_only=False)
+    assert upward_imports(graph) == {("jbag_pipeline.model.m", "jbag_pipeline.storage.lake"),
+                                     ("jbag_pipeline.tokenize", "jbag_pipeline.storage.lake"),
+                                     ("engines", "jbag_pipeline.model.m")}
+
+
+def test_imports_run_down_the_layers():
+    # every import, as in the circle test: one moved into a function still counts
+    upward = upward_imports(import_graph(module_files(), module_level_only=False))
+    unexpected = sorted(upward - KNOWN_UPWARD)
+    assert not unexpected, "imports running up the layers:\n" + "\n".join(
+        f"  {module} ({layer_of(module)}, rank {LAYERS[layer_of(module)]}) imports {target} "
+        f"({layer_of(target)}, rank {LAYERS[layer_of(target)]})" for module, target in unexpected)
+    assert KNOWN_UPWARD <= upward, f"no longer running up, drop from KNOWN_UPWARD: {sorted(KNOWN_UPWARD - upward)}"

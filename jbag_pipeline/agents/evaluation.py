@@ -24,9 +24,8 @@ from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, jsonbag_agent_c
 from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from jbag_pipeline.compute import Compute, run_batch
-from jbag_pipeline.storage.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
+from jbag_pipeline.schemas import EVALUATION_GAMES as EVALUATION_GAMES_SCHEMA
 
-SENSITIVITY_VARIANT = "full_counters_kept"  # the full variant selected with the turn-order counters kept
 CONTROL_GAMES_SCHEMA = {
     "game": pl.String, "seat": pl.Int8, "game_index": pl.Int32, "seed": pl.Int64, "params": pl.String,
     "score": pl.Int8, "seat_score": pl.Float64, "opponents_best_score": pl.Float64, "n_actions": pl.Int32,

@@ -13,7 +13,7 @@ from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value import IngestedTagValue
 from jbag_pipeline.model.value_tables import prototype_bags
-from jbag_pipeline.storage.schemas import INGESTED_VF_EVALUATION, conform
+from jbag_pipeline.schemas import INGESTED_VF_EVALUATION, conform
 
 SKIPPED = "skipped"  # the scope of an ingested game's one row when it is not played
 INGESTED_FREQUENCY = "full"  # the prototypes of every state of the won games, as the authors' prototypes are built

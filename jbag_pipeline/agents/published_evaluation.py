@@ -15,7 +15,7 @@ from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import (PublishedValueFunction, check_seats, tag_dialect_problem,
                                            unknown_fields, unreachable_features)
 from jbag_pipeline.model.value import TagJsonBagValue
-from jbag_pipeline.storage.schemas import PUBLISHED_VF_EVALUATION, conform
+from jbag_pipeline.schemas import PUBLISHED_VF_EVALUATION, conform
 
 SKIPPED = "skipped"  # the scope of a game's one row when it is not played
 PUBLISHED_VARIANT = "published"  # feature_variant of the evaluation games: the authors' top-500 list

@@ -15,7 +15,7 @@ from engines.agents import MCTSAgent, OpenSpielMCTSAgent
 from engines.match import play_match
 from jbag_pipeline.compute import Compute, run_batch
 from jbag_pipeline.presets import GameRun, MCTSSettings
-from jbag_pipeline.storage.schemas import SELFPLAY_GAMES as GAMES_SCHEMA, SELFPLAY_STATES as STATES_SCHEMA
+from jbag_pipeline.schemas import SELFPLAY_GAMES as GAMES_SCHEMA, SELFPLAY_STATES as STATES_SCHEMA
 
 
 def selfplay_seeds(run_seed: int, block: int, n_games: int) -> list[int]:

@@ -15,7 +15,7 @@ from jbag_pipeline.agents.selfplay import selfplay_agent_label, selfplay_agents
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.presets import GameRun
-from jbag_pipeline.storage.schemas import SELFPLAY_STRENGTH
+from jbag_pipeline.schemas import SELFPLAY_STRENGTH
 
 STRENGTH_LABEL = "selfplay_strength"  # seeds its games apart from the evaluation's
 

@@ -20,7 +20,7 @@ from jbag_pipeline.agents.selfplay import mcts_agent, selfplay_agent_label, self
 from jbag_pipeline.agents.strength import win_rate_columns
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.presets import GameRun, MCTSSettings
-from jbag_pipeline.storage.schemas import SELFPLAY_TUNING
+from jbag_pipeline.schemas import SELFPLAY_TUNING
 
 TUNING_LABEL = "selfplay_tuning"  # seeds its games apart from the evaluation's and the strength table's
 

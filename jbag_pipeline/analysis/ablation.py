@@ -22,8 +22,8 @@ from engines import GAMES, game_info
 from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.analysis.statistics import OVERALL, holm, stratified_exact_p, summarise, verdict
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION, conform
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
+from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION, conform
 from jbag_pipeline.training.value_function import TrainingSettings, ValueFunctionTables, train_value_function
 
 FACTORS = ("top_k", "normalisation", "turn_order")  # what a preset's ablation_factors may name

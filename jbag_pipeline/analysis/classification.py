@@ -20,13 +20,13 @@ from scipy import sparse
 
 from jbag_pipeline.model.bags import jsd_matrix
 from jbag_pipeline.model.prototypes import class_prototypes
-from jbag_pipeline.storage.bags_table import filter_tokens
-from jbag_pipeline.storage.game_blocks import detached, game_blocks
+from jbag_pipeline.transforms.bags_table import filter_tokens
+from jbag_pipeline.transforms.game_blocks import detached, game_blocks
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, NO_SELECTION
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import CLASSIFICATION
+from jbag_pipeline.schemas import CLASSIFICATION
 
 PREFIXES = (0.25, 0.5, 0.75, 1.0)
 

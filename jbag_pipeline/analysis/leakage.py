@@ -53,8 +53,8 @@ from engines import GAMES, game_info
 from jbag_pipeline.analysis.classification import split_games
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, TokenFilter
-from jbag_pipeline.storage.game_blocks import detached, game_blocks
-from jbag_pipeline.storage.schemas import LEAKY_TOKENS as LEAKY_TOKENS_SCHEMA
+from jbag_pipeline.transforms.game_blocks import detached, game_blocks
+from jbag_pipeline.schemas import LEAKY_TOKENS as LEAKY_TOKENS_SCHEMA
 
 COMMON_OUTCOME_FIELDS = DEFAULT_BLACKLIST  # ("gameStatus", "playerResults"): engines.base.common_json
 TAG_TURN_ORDER_FIELDS = ("tick", "roundCounter", "turnCounter", "turnOwner", "firstPlayer")  # TAG's common fields

@@ -19,8 +19,8 @@ from scipy import optimize, special, stats
 
 from jbag_pipeline.model.variants import NO_SELECTION
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS
-from jbag_pipeline.storage.schemas import PAPER_TABLE_1, PAPER_TABLE_2, conform
+from jbag_pipeline.schemas import EFFECT_SIZES, EVALUATION_CONTROL, EVALUATION_SUMMARY, OUTCOME_STATISTICS
+from jbag_pipeline.schemas import PAPER_TABLE_1, PAPER_TABLE_2, conform
 
 PAIR = ("game", "prototype_frequency", "feature_variant")
 EFFECT_FACTORS = ("prototype_frequency", "feature_variant")

@@ -6,10 +6,10 @@ import math
 
 import polars as pl
 
-from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT
 from jbag_pipeline.analysis.statistics import OVERALL
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import LEARNING_CURVE, VERDICTS
+from jbag_pipeline.model.variants import SENSITIVITY_VARIANT
+from jbag_pipeline.schemas import LEARNING_CURVE, VERDICTS
 
 HEADLINE = "full-full"  # the pair the ablation varies and the counters-kept sensitivity row rebuilds
 SMALL_EFFECT = 0.10  # a study that cannot detect a 10-point win-rate difference gets a caveat

@@ -14,7 +14,7 @@ from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION
+from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
 
 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,

@@ -8,9 +8,9 @@ import polars as pl
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition
-from jbag_pipeline.agents.evaluation import SENSITIVITY_VARIANT, control_arm, play_evaluation, split_pair
+from jbag_pipeline.agents.evaluation import control_arm, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
-from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, SENSITIVITY_VARIANT
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.analysis.statistics import PAIR, best_frequency_without_selection, effect_sizes, summarise, top_pairs

@@ -24,7 +24,7 @@ from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_T
                                         partitions, write_batch)
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.io_manager import PARTITION_EXPR
-from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
+from jbag_pipeline.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
 
 INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
 PER_GAME = {PARTITION_EXPR: "game"}  # lake tables split by game: a model run of one ingested game reads its part

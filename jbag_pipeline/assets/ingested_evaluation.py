@@ -18,7 +18,7 @@ from jbag_pipeline.assets.ingested_model import PROTOTYPES_TABLE, ingested_black
 from jbag_pipeline.ingest.store import GAMES_TABLE, SOURCES_TABLE, partitions, read_or_empty
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.schemas import INGESTED_SOURCES, INGESTED_VF_EVALUATION, SELFPLAY_GAMES, WINNER_PROTOTYPES
+from jbag_pipeline.schemas import INGESTED_SOURCES, INGESTED_VF_EVALUATION, SELFPLAY_GAMES, WINNER_PROTOTYPES
 
 CHECKS = ("every_ingested_game_reported", "every_seat_played", "win_rates_within_intervals")
 

@@ -6,9 +6,9 @@ import polars as pl
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.assets.model_chain import (ACCURACY_IN_RANGE, BAGS_SUM_TO_ONE, PROTOTYPES_SUM_TO_ONE, Chain, Check,
                                               Step, bag, chain_assets, classify, prototype, sample)
-from jbag_pipeline.model.state_tokens import tokenize_states_to
-from jbag_pipeline.storage.bags_table import dropped_tokens
-from jbag_pipeline.storage.game_blocks import distinct_tokens
+from jbag_pipeline.transforms.state_tokens import tokenize_states_to
+from jbag_pipeline.transforms.bags_table import dropped_tokens
+from jbag_pipeline.transforms.game_blocks import distinct_tokens
 
 
 def tokens_valid(run, tokens: pl.DataFrame, states: pl.DataFrame) -> dg.AssetCheckResult:
@@ -71,7 +71,7 @@ SELFPLAY_CHAIN = Chain(
     ),
     partitions_def=game_partitions, group_name="model", blacklist=lambda preset, game: preset.blacklist_for(game),
     # state_tokens holds tens of millions of rows at a few hundred card games: its readers take it a block of
-    # games at a time (storage/game_blocks.py), and selfplay_states' documents are read only where tokenized
+    # games at a time (transforms/game_blocks.py), and selfplay_states' documents are read only where tokenized
     lazy_roles=("tokens", "states"))
 
 state_tokens, sampled_states, trajectory_bags, winner_prototypes, winner_classification = chain_assets(SELFPLAY_CHAIN)

@@ -19,8 +19,8 @@ from jbag_pipeline.assets.classification import accuracy_check
 from jbag_pipeline.assets.common import sum_to_one_check
 from jbag_pipeline.presets import Preset
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.storage.sampling import sampled_states as sample_states
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
+from jbag_pipeline.transforms.sampling import sampled_states as sample_states
 from jbag_pipeline.training.value_function import winner_prototypes
 
 

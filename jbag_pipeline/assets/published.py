@@ -14,7 +14,7 @@ from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, SUM_TOLERANCE, fro
                                            prototype_sum_errors, published_table, read_published)
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS, PUBLISHED_VF_EVALUATION
+from jbag_pipeline.schemas import PUBLISHED_VALUE_FUNCTIONS, PUBLISHED_VF_EVALUATION
 
 DIR_VARIABLE = "JBAG_PUBLISHED_VF_DIR"
 

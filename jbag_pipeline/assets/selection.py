@@ -8,7 +8,7 @@ import polars as pl
 
 from jbag_pipeline.assets.common import game_partitions, preview, sum_to_one_check
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.segments import segmented_bags as build_segmented_bags
+from jbag_pipeline.transforms.segments import segmented_bags as build_segmented_bags
 from jbag_pipeline.training.value_function import TrainingSettings, feature_selection
 
 

@@ -25,7 +25,7 @@ import polars as pl
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
 from jbag_pipeline.ingest.tokens import tokenize_batch, tokenize_games
-from jbag_pipeline.storage.schemas import (INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES,
+from jbag_pipeline.schemas import (INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES,
                                            STATE_TOKENS)
 from jbag_pipeline.storage.staging import LakeTransaction, transaction
 

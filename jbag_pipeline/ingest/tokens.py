@@ -16,8 +16,8 @@ import polars as pl
 
 from jbag_pipeline.ingest.read import MAX_DEPTH
 from jbag_pipeline.ingest.trajectories import IngestBatch, file_mtime
-from jbag_pipeline.model.state_tokens import MAX_COUNT, tokenize_states
-from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, STATE_TOKENS
+from jbag_pipeline.transforms.state_tokens import MAX_COUNT, tokenize_states
+from jbag_pipeline.schemas import INGEST_QUARANTINE, STATE_TOKENS
 
 
 def tokenize_batch(batch: IngestBatch) -> IngestBatch:

@@ -30,7 +30,7 @@ import polars as pl
 
 from jbag_pipeline.ingest.read import (INT64_RANGE, ArrayReader, BadRecord, HashingReader, check_shape, clip_digits,
                                        dump_state, file_digest, iter_lines, kind_of, parse_state)
-from jbag_pipeline.storage.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
+from jbag_pipeline.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
 from jbag_pipeline.model.tokenize import MODES
 
 ARRAY_SUFFIXES = (".json",)

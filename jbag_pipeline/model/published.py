@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from engines import GAMES, game_info
-from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS
+from jbag_pipeline.schemas import PUBLISHED_VALUE_FUNCTIONS
 
 # our game name -> the authors' folder, which they name by TAG's gameType: one for every game with a TAG dialect
 PUBLISHED_FOLDERS = {game: game_info(game).tag_game_type for game in GAMES if game_info(game).tag is not None}

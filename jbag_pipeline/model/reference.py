@@ -17,7 +17,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from jbag_pipeline.model.bags import jsd_matrix
 from jbag_pipeline.model.prototypes import label_count_matrix
-from jbag_pipeline.storage.schemas import REFERENCE_REPRODUCTION
+from jbag_pipeline.schemas import REFERENCE_REPRODUCTION
 
 GAMES = ("Wonders7", "Dominion", "SeaSaltPaper", "CantStop", "Connect4", "DotsAndBoxes")
 METHODS = ("pnns_jsd", "random_forest")

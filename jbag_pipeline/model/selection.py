@@ -18,7 +18,7 @@ from scipy import sparse
 from sklearn.ensemble import RandomForestClassifier
 
 from jbag_pipeline.model.tables import require_columns
-from jbag_pipeline.storage.schemas import FEATURE_SUMMARY, SELECTED_FEATURES
+from jbag_pipeline.schemas import FEATURE_SUMMARY, SELECTED_FEATURES
 
 MIN_OOB_SAMPLES = 20  # below this the out-of-bag accuracy is too noisy to report
 

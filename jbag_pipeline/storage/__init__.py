@@ -1,1 +1,1 @@
-"""Storage: the Parquet lake, the DuckDB catalog, the SQL runner and sandbox, and the DuckDB-backed table transforms."""
+"""Storage: the Parquet lake, the DuckDB catalog, staging, the SQL runner and the `jbag sql` sandbox."""

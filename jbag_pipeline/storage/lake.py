@@ -30,7 +30,7 @@ from pathlib import Path
 import polars as pl
 
 from jbag_pipeline.compute.lifeline import owner_alive, owner_token, refuse_if_orphaned
-from jbag_pipeline.storage.schemas import TABLE_SCHEMAS
+from jbag_pipeline.schemas import TABLE_SCHEMAS
 
 DEFAULT_DATA_DIR = "data"
 _SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.\-]+$")

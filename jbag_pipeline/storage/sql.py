@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from jbag_pipeline.storage.schemas import SAMPLED_STATES, SEGMENTED_BAGS, TRAJECTORY_BAGS, WINNER_PROTOTYPES, conform
+from jbag_pipeline.schemas import SAMPLED_STATES, SEGMENTED_BAGS, TRAJECTORY_BAGS, WINNER_PROTOTYPES, conform
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 # transform -> the schema of the table it computes, which its result is conformed to

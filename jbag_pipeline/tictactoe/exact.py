@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from jbag_pipeline.storage.schemas import TICTACTOE_VALUES, conform
+from jbag_pipeline.schemas import TICTACTOE_VALUES, conform
 
 N_CELLS = 9
 N_BOARDS = 3**N_CELLS

@@ -23,7 +23,7 @@ from engines.tictactoe import TicTacToe
 from jbag_pipeline.model.bags import Vocabulary, jsd_matrix
 from jbag_pipeline.tictactoe.agents import greedy_policy, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.exact import N_BOARDS, board_index, board_space, exact_values
-from jbag_pipeline.storage.schemas import TICTACTOE_JSONBAG, conform
+from jbag_pipeline.schemas import TICTACTOE_JSONBAG, conform
 from jbag_pipeline.tictactoe.table import SETTINGS, agent_results
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
 from jbag_pipeline.model.value import JsonBagValue, seat_values

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from jbag_pipeline.storage.schemas import TICTACTOE_COMPRESSION, conform
+from jbag_pipeline.schemas import TICTACTOE_COMPRESSION, conform
 from jbag_pipeline.tictactoe.agents import outcome_probabilities, softmax_policy, uniform_policy
 from jbag_pipeline.tictactoe.compression import Compression, hosvd_compression, svd_compression
 from jbag_pipeline.tictactoe.exact import exact_values

@@ -21,19 +21,19 @@ from dataclasses import dataclass
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
 from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun, TransferSettings
-from jbag_pipeline.storage.sampling import sampled_states
+from jbag_pipeline.transforms.sampling import sampled_states
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.analysis.statistics import OVERALL, outcome_statistics
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.tokenize import TokenFilter
-from jbag_pipeline.storage.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
+from jbag_pipeline.schemas import TRANSFER_RESULTS as TRANSFER_RESULTS_SCHEMA
 from jbag_pipeline.training.value_function import TrainingSettings, train_value_function, winner_prototypes
 from jbag_pipeline.transfer.mapping import map_tokens, random_mapping
 

@@ -28,7 +28,7 @@ import polars as pl
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from jbag_pipeline.storage.schemas import TOKEN_MAPPINGS
+from jbag_pipeline.schemas import TOKEN_MAPPINGS
 
 MATCH_KINDS = ("exact", "nearest", "unmatched", "random")
 DEFAULT_MAX_DISTANCE = 0.5

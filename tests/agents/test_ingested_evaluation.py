@@ -17,7 +17,7 @@ from jbag_pipeline.agents.ingested_evaluation import (INGESTED_FREQUENCY, engine
 from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.tokenize import MODES, TokenFilter
 from jbag_pipeline.model.value import IngestedTagValue
-from jbag_pipeline.storage.schemas import SELFPLAY_GAMES, WINNER_PROTOTYPES
+from jbag_pipeline.schemas import SELFPLAY_GAMES, WINNER_PROTOTYPES
 from jbag_pipeline.tokenize import tokenize_state
 from tests.helpers.states import children as legal_children
 

@@ -13,14 +13,14 @@ from jbag_pipeline.analysis.ablation import (DROPPED, KEPT, ablation_levels, abl
 from jbag_pipeline.analysis.statistics import holm, stratified_exact_p, verdict, wilson_interval
 from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.selection import select_features
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value import OUTSIDE_FEATURES, seat_values
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import GameRun, get_preset
-from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION
-from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.transforms.sampling import sampled_states
+from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
+from jbag_pipeline.transforms.segments import segmented_bags
 
 PRESET = get_preset("smoke")
 

@@ -10,8 +10,8 @@ from jbag_pipeline.analysis.classification import (
     variant_combos, winner_classification_table,
 )
 from jbag_pipeline.model.variants import FEATURE_VARIANTS
-from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.transforms.sampling import sampled_states
+from jbag_pipeline.transforms.segments import segmented_bags
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.analysis.statistics import wilson_interval
 

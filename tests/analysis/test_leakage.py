@@ -13,19 +13,19 @@ from engines.match import play_match
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.analysis.ablation import full_tables
 from jbag_pipeline.assets.leakage import counters_kept, leaky_tokens
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS as LEAKAGE_COMMON_OUTCOME_FIELDS,
                                             DEFAULT_TOKEN_BLACKLIST, LAST_TURN, LEAKING_TURN_ORDER_FIELDS,
                                             LEAKY_TOKENS_SCHEMA, fit_stumps, leaky_tokens_table)
 from jbag_pipeline.presets import GameRun, get_preset, token_filter_for
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.transforms.sampling import sampled_states
+from jbag_pipeline.transforms.segments import segmented_bags
 from jbag_pipeline.model.selection import select_features
 from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.storage.sql import run_sql
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state
 from tests.helpers.materialize import materialize_with
 

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from jbag_pipeline.analysis.verdicts import curve_note, decided, verdict_table
-from jbag_pipeline.storage.schemas import LEARNING_CURVE, VERDICTS
+from jbag_pipeline.schemas import LEARNING_CURVE, VERDICTS
 
 
 def overall(game, variant, win_rate, verdict, n=100, mdd=0.08, scope="overall", seat=None, control=0.3):

@@ -14,7 +14,7 @@ from jbag_pipeline.assets.model import sampled_states, state_tokens, trajectory_
 from jbag_pipeline.assets.selection import segmented_bags, selected_features
 from jbag_pipeline.assets.selfplay import selfplay
 from jbag_pipeline.presets import PRESETS, game_run
-from jbag_pipeline.storage.schemas import VALUE_FUNCTION_ABLATION
+from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
 from tests.helpers.materialize import GAME, check_results, declared_checks, materialize
 
 UPSTREAM = [selfplay, state_tokens, sampled_states, trajectory_bags, winner_prototypes, segmented_bags,

@@ -9,7 +9,7 @@ import pytest
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.agents.evaluation import play_control
-from jbag_pipeline.analysis.learning_curve import curve_games, training_tables
+from jbag_pipeline.agents.learning_curve import curve_games, training_tables
 from jbag_pipeline.analysis.statistics import holm
 from jbag_pipeline.assets.evaluation import evaluation_control, evaluation_games, evaluation_tables, summary_of_pairs
 from jbag_pipeline.assets.learning_curve import curve_pairs, learning_curve
@@ -18,7 +18,7 @@ from jbag_pipeline.assets.model import sampled_states, state_tokens, trajectory_
 from jbag_pipeline.assets.selection import segmented_bags, selected_features
 from jbag_pipeline.assets.selfplay import selfplay
 from jbag_pipeline.presets import PRESETS, game_run, token_filter_for
-from jbag_pipeline.storage.schemas import EVALUATION_GAMES_STORED, LEARNING_CURVE
+from jbag_pipeline.schemas import EVALUATION_GAMES_STORED, LEARNING_CURVE
 from tests.analysis.test_statistics import control_rows, games_table
 from tests.helpers.materialize import GAME, check_results, declared_checks, materialize
 

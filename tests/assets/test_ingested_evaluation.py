@@ -22,7 +22,7 @@ from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.presets import PRESETS, game_run
 from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.storage.query import open_catalog, run_query
-from jbag_pipeline.storage.schemas import INGESTED_VF_EVALUATION
+from jbag_pipeline.schemas import INGESTED_VF_EVALUATION
 from jbag_pipeline.tokenize import tokenize_state
 from tests.helpers.materialize import check_results, declared_checks, materialize_with
 

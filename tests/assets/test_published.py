@@ -11,7 +11,7 @@ from jbag_pipeline.assets.published import DIR_VARIABLE, published_value_functio
 from jbag_pipeline.model.published import PUBLISHED_FOLDERS
 from jbag_pipeline.presets import PRESETS, game_run
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS, PUBLISHED_VF_EVALUATION
+from jbag_pipeline.schemas import PUBLISHED_VALUE_FUNCTIONS, PUBLISHED_VF_EVALUATION
 from tests.helpers.materialize import check_results, declared_checks, materialize, materialize_with
 from tests.helpers.published import write_published
 

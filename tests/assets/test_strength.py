@@ -8,7 +8,7 @@ from jbag_pipeline.assets.strength import selfplay_strength
 from jbag_pipeline.assets.tuning import selfplay_tuning
 from jbag_pipeline.cli.runner import OPT_IN_ASSETS
 from jbag_pipeline.presets import PRESETS, game_run, tuning_candidates
-from jbag_pipeline.storage.schemas import SELFPLAY_STRENGTH, SELFPLAY_TUNING
+from jbag_pipeline.schemas import SELFPLAY_STRENGTH, SELFPLAY_TUNING
 from tests.helpers.materialize import GAME, check_results, declared_checks, materialize
 
 

@@ -6,7 +6,7 @@ import pytest
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.transfer import transfer
 from jbag_pipeline.presets import PRESETS
-from jbag_pipeline.storage.schemas import TOKEN_MAPPINGS
+from jbag_pipeline.schemas import TOKEN_MAPPINGS
 from jbag_pipeline.transfer.experiment import CONTROL_METHOD, TRANSFER_RESULTS_SCHEMA
 from jbag_pipeline.transfer.mapping import MATCH_KINDS
 from tests.helpers.materialize import check_results, declared_checks, materialize

@@ -9,9 +9,9 @@ import pytest
 from benchmarks import bench_pipeline, bench_scaling, bench_selection_demo
 from benchmarks.run_all import ROOT
 from jbag_pipeline.presets import game_run, get_preset
-from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.segments import segmented_bags
-from jbag_pipeline.model.state_tokens import tokenize_states
+from jbag_pipeline.transforms.sampling import sampled_states
+from jbag_pipeline.transforms.segments import segmented_bags
+from jbag_pipeline.transforms.state_tokens import tokenize_states
 
 
 @pytest.mark.slow  # imports the Dagster definitions: about 10 s on the shared machine

@@ -1,10 +1,10 @@
 """Which recorded states each tokenization frequency keeps, in plain Python: the reference that
-sql/sampled_states.sql (jbag_pipeline.storage.sampling.sampled_states) is tested
+sql/sampled_states.sql (jbag_pipeline.transforms.sampling.sampled_states) is tested
 against; the two must stay identical."""
 
 from __future__ import annotations
 
-from jbag_pipeline.storage.sampling import FREQUENCIES
+from jbag_pipeline.transforms.sampling import FREQUENCIES
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15

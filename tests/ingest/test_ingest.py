@@ -276,7 +276,7 @@ def test_numbers_beyond_64_bits_quarantine_their_game_with_file_and_position(tmp
 
 
 def test_state_tokens_table_keeps_numbers_beyond_64_bits():
-    from jbag_pipeline.model.state_tokens import tokenize_states
+    from jbag_pipeline.transforms.state_tokens import tokenize_states
 
     states = pl.DataFrame({"game": ["nim"], "game_id": [1], "state_idx": [0],
                            "doc": [json.dumps({"nPlayers": 1, "big": BIG, "neg": -BIG})]})

@@ -5,7 +5,7 @@ import polars as pl
 import pytest
 
 from jbag_pipeline.model.selection import TokenRanking, adaptive_k, bag_matrix, rank_tokens, select_features, top_k
-from jbag_pipeline.storage.schemas import SEGMENTED_BAGS
+from jbag_pipeline.schemas import SEGMENTED_BAGS
 
 
 def _bags(winners: list[int | None], informative: str, *, frequency: str = "full", segment: int = 1,

@@ -7,7 +7,8 @@ from pathlib import Path
 import polars as pl
 
 from jbag_pipeline.model.tokenize import parse_json, tokenize_state
-from jbag_pipeline.storage.schemas import STATE_TOKENS
+from jbag_pipeline.schemas import STATE_TOKENS
+from jbag_pipeline.transforms.game_blocks import game_blocks
 
 MAX_COUNT = 2**63 - 1
 
@@ -32,8 +33,6 @@ def tokenize_states_to(states: pl.DataFrame | pl.LazyFrame, folder: Path, *, mod
     """tokenize_states of one game's states without holding its table: blocks of whole games (ascending game_id),
     each tokenized, sorted and written to a Parquet file in `folder`, which must outlive the returned scan of
     the files in order (the same rows in the same order as tokenize_states)."""
-    from jbag_pipeline.storage.game_blocks import game_blocks
-
     files = []
     for block in game_blocks(states, rows=states_per_file, columns=["game", "game_id", "state_idx", "doc"]):
         path = Path(folder) / f"state_tokens-{len(files):05d}.parquet"

@@ -5,8 +5,8 @@ from collections import Counter
 import polars as pl
 import pytest
 
-from jbag_pipeline.storage.schemas import SAMPLED_STATES, STATE_TOKENS
-from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.schemas import SAMPLED_STATES, STATE_TOKENS
+from jbag_pipeline.transforms.segments import segmented_bags
 from tests.helpers.segments import state_segment
 
 

@@ -1,4 +1,4 @@
-"""storage/schemas.py is the one home of the lake table schemas: it imports only polars, no other module defines a
+"""schemas.py is the one home of the lake table schemas: it imports only polars, no other module defines a
 table schema, and every schema survives a lake write and read unchanged."""
 
 import ast
@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.storage import schemas
+from jbag_pipeline import schemas
 
-PACKAGE = Path(__file__).resolve().parents[2] / "jbag_pipeline"
+PACKAGE = Path(__file__).resolve().parents[1] / "jbag_pipeline"
 # frames that never reach the lake as they are, so their schemas stay beside the code that builds them
 # every table's columns and dtypes, in order, as recorded on 2026-12-02
 RECORDED_SCHEMAS = Path(__file__).resolve().parent / "data" / "table_schemas.json"
@@ -40,7 +40,7 @@ def schema_dicts(path: Path) -> list[str]:
 
 
 def test_schemas_module_imports_only_polars():
-    tree = ast.parse((PACKAGE / "storage" / "schemas.py").read_text())
+    tree = ast.parse((PACKAGE / "schemas.py").read_text())
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported == {"__future__", "polars"}

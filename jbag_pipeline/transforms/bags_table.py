@@ -6,8 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from jbag_pipeline.storage.game_blocks import Table, concat_ordered, distinct_tokens, game_blocks, write_ordered
-from jbag_pipeline.storage.schemas import TRAJECTORY_BAGS
+from jbag_pipeline.transforms.game_blocks import Table, concat_ordered, distinct_tokens, game_blocks, write_ordered
+from jbag_pipeline.schemas import TRAJECTORY_BAGS
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tokenize import TokenFilter
 

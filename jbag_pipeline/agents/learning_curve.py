@@ -19,7 +19,7 @@ from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FREQUENCIES
-from jbag_pipeline.storage.schemas import EVALUATION_GAMES_STORED, LEARNING_CURVE, conform
+from jbag_pipeline.schemas import EVALUATION_GAMES_STORED, LEARNING_CURVE, conform
 from jbag_pipeline.training.value_function import TrainingSettings, ValueFunctionTables, train_value_function
 
 SEGMENTED = "_seg"

@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from jbag_pipeline.storage.sampling import FREQUENCIES, sampled_states
+from jbag_pipeline.transforms.sampling import FREQUENCIES, sampled_states
 from tests.helpers.sampling import random_keeps, sample_state_indices, state_hash
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import polars as pl
 
-from jbag_pipeline.storage.bags_table import filter_tokens
-from jbag_pipeline.storage.game_blocks import Table, concat_ordered, game_blocks, write_ordered
-from jbag_pipeline.storage.schemas import SEGMENTED_BAGS
+from jbag_pipeline.transforms.bags_table import filter_tokens
+from jbag_pipeline.transforms.game_blocks import Table, concat_ordered, game_blocks, write_ordered
+from jbag_pipeline.schemas import SEGMENTED_BAGS
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
 

@@ -13,7 +13,7 @@ import polars as pl
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.model.tables import require_columns
 from jbag_pipeline.model.variants import FREQUENCIES  # defined with the model; kept importable from here
-from jbag_pipeline.storage.schemas import SAMPLED_STATES
+from jbag_pipeline.schemas import SAMPLED_STATES
 
 __all__ = ["FREQUENCIES", "sampled_states"]
 

@@ -9,10 +9,10 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from jbag_pipeline.analysis.learning_curve import agent_and_budget, curve_table, nested_shares, selection_frequency
+from jbag_pipeline.agents.learning_curve import agent_and_budget, curve_table, nested_shares, selection_frequency
 from jbag_pipeline.analysis.statistics import holm
 from jbag_pipeline.presets import PRESETS
-from jbag_pipeline.storage.schemas import LEARNING_CURVE
+from jbag_pipeline.schemas import LEARNING_CURVE
 
 
 def test_a_smaller_share_holds_the_first_games_and_is_a_subset_of_a_larger():

@@ -7,18 +7,18 @@ import numpy as np
 import polars as pl
 import pytest
 
-import jbag_pipeline.storage.game_blocks as game_blocks_module
+import jbag_pipeline.transforms.game_blocks as game_blocks_module
 from jbag_pipeline.analysis.ablation import full_tables
 from jbag_pipeline.analysis.classification import variant_classification_table, winner_classification_table
 from jbag_pipeline.analysis.leakage import leaky_tokens_table
 from jbag_pipeline.model.selection import select_features
-from jbag_pipeline.model.state_tokens import tokenize_states, tokenize_states_to
-from jbag_pipeline.storage.bags_table import trajectory_bags_table
-from jbag_pipeline.storage.game_blocks import (concat_ordered, distinct_tokens, game_blocks, game_id_ranges,
+from jbag_pipeline.transforms.state_tokens import tokenize_states, tokenize_states_to
+from jbag_pipeline.transforms.bags_table import trajectory_bags_table
+from jbag_pipeline.transforms.game_blocks import (concat_ordered, distinct_tokens, game_blocks, game_id_ranges,
                                                write_ordered)
-from jbag_pipeline.storage.sampling import sampled_states
-from jbag_pipeline.storage.schemas import STATE_TOKENS
-from jbag_pipeline.storage.segments import segmented_bags
+from jbag_pipeline.transforms.sampling import sampled_states
+from jbag_pipeline.schemas import STATE_TOKENS
+from jbag_pipeline.transforms.segments import segmented_bags
 
 BLACKLIST = ("playerResults",)
 
