@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.io_manager import PARTITION_EXPR, lake_partition, lake_resources
+from jbag_pipeline.resources import JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import PARTITION_EXPR, lake_partition, lake_resources
 
 GAMES = dg.StaticPartitionsDefinition(["a", "b"])
 GAME_PAIRS = dg.MultiPartitionsDefinition({"game": GAMES, "pair": dg.StaticPartitionsDefinition(["x", "y"])})
@@ -84,7 +84,7 @@ ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, 
 
 
 def run(root, selection, partition_key=None):
-    resources = lake_resources(JbagSettings(preset="smoke", data_dir=str(root)))
+    resources = lake_resources(JbagSettings(preset="smoke"), LakeResource(data_dir=str(root)))
     result = dg.materialize(ASSETS, selection=selection, partition_key=partition_key, resources=resources,
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
@@ -117,11 +117,11 @@ def test_outputs_land_in_their_lake_partitions_and_inputs_load_what_they_map_to(
     assert lake.read_table(tmp_path, "of_all")["pair"].to_list() == ["x", "x", "y", "y"]  # every partition written
 
 
-def test_a_run_config_override_of_the_settings_moves_the_lake(tmp_path):
+def test_a_run_config_override_of_the_lake_moves_the_lake(tmp_path):
     default, chosen = tmp_path / "default", tmp_path / "chosen"
-    resources = lake_resources(JbagSettings(preset="smoke", data_dir=str(default)))
+    resources = lake_resources(JbagSettings(preset="smoke"), LakeResource(data_dir=str(default)))
     result = dg.materialize(ASSETS, selection=["per_game"], partition_key="a", resources=resources,
-                            run_config={"resources": {"settings": {"config": {"data_dir": str(chosen)}}}},
+                            run_config={"resources": {"lake": {"config": {"data_dir": str(chosen)}}}},
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
     assert lake.read_table(chosen, "per_game", {"game": "a"})["v"].to_list() == [1, 2]
