@@ -143,13 +143,21 @@ def ops_worker(game: str, data: Path, settings: dict) -> dict:
     import jbag_pipeline
     from jbag_pipeline.definitions import ALL_ASSETS
     from jbag_pipeline.resources import JbagCompute, JbagSettings
-    from jbag_pipeline.storage.io_manager import lake_resources
 
     names = {key.to_user_string() for assets_def in ALL_ASSETS for key in assets_def.keys}
     if not set(OPS) <= names:
         return {}
-    resources = lake_resources(JbagSettings(preset=settings["preset"], data_dir=str(data)),
-                               JbagCompute(backend="inline"))
+    try:
+        from jbag_pipeline.resources import LakeResource
+        from jbag_pipeline.resources.io_manager import lake_resources
+
+        resources = lake_resources(JbagSettings(preset=settings["preset"]), LakeResource(data_dir=str(data)),
+                                   JbagCompute(backend="inline"))
+    except ImportError:  # a tree from before the lake resource (324b662 and older): the data directory in settings
+        from jbag_pipeline.storage.io_manager import lake_resources
+
+        resources = lake_resources(JbagSettings(preset=settings["preset"], data_dir=str(data)),
+                                   JbagCompute(backend="inline"))
     instance = dg.DagsterInstance.ephemeral()
     cpu, digests = {}, {}
     for op in OPS:

@@ -35,9 +35,6 @@ LAYERS = {
 }
 # Imports still running up, each removed by another part of [Layers]; the lead deletes this set after merging them.
 KNOWN_UPWARD = {
-    # iodoor: the IO manager moves to the resources layer and takes its metadata helpers along
-    ("jbag_pipeline.storage.io_manager", "jbag_pipeline.resources"),
-    ("jbag_pipeline.storage.io_manager", "jbag_pipeline.assets.common"),
     # facts: assets <-> automation untied
     ("jbag_pipeline.assets.ingest", "jbag_pipeline.automation.ingested"),
 }

@@ -9,7 +9,7 @@ from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
                                              features_at_k)
 from jbag_pipeline.analysis.verdicts import HEADLINE
-from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition, scan_partition
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import game_run
@@ -18,14 +18,14 @@ from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
 
 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,
-          deps=["state_tokens", "sampled_states", "winner_prototypes", "selected_features"],
           check_specs=[dg.AssetCheckSpec("default_rows_are_the_headline_pair", asset="value_function_ablation")],
           description="The headline pair's value function with one choice changed at a time (top_k, normalisation, "
                       "each turn-order field dropped or kept), each level against the control on the evaluation "
                       "seeds and against its factor's default level (evaluation_games' headline rows).")
 def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
                             selfplay_games: pl.DataFrame, evaluation_games: pl.DataFrame,
-                            evaluation_control: pl.DataFrame):
+                            evaluation_control: pl.DataFrame, winner_prototypes: pl.DataFrame,
+                            selected_features: pl.DataFrame, state_tokens: pl.LazyFrame, sampled_states: pl.LazyFrame):
     game = context.partition_key
     preset = settings.get_preset()
     n_players, params = game_setup(selfplay_games)
@@ -36,10 +36,9 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
     if headline.is_empty() and games_per_seat > 0:
         raise ValueError(f"value_function_ablation: evaluation_games has no {HEADLINE} rows for {game!r}; "
                          f"materialise evaluation_games first")
-    default = HeadlineTables(
-        read_partition(settings, "winner_prototypes", game).filter(pl.col("frequency") == frequency),
-        read_partition(settings, "selected_features", game).filter(pl.col("variant") == variant))
-    builder = _LevelTables(settings, game, selfplay_games, default)
+    default = HeadlineTables(winner_prototypes.filter(pl.col("frequency") == frequency),
+                             selected_features.filter(pl.col("variant") == variant))
+    builder = _LevelTables(settings, game, selfplay_games, default, selected_features, state_tokens, sampled_states)
     started, played = time.perf_counter(), []
     for level in ablation_levels(preset, game):
         tables = builder.tables(level)
@@ -67,10 +66,13 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
 
 
 class _LevelTables:
-    """Builds (and remembers) each level's prototypes and features from this game's lake tables."""
+    """Builds (and remembers) each level's prototypes and features from this game's tables (state_tokens and
+    sampled_states as scans of the lake: read only when a level needs another blacklist)."""
 
-    def __init__(self, settings: JbagSettings, game: str, games: pl.DataFrame, default: HeadlineTables):
-        self.settings, self.game, self.games, self.default = settings, game, games, default
+    def __init__(self, settings: JbagSettings, game: str, games: pl.DataFrame, default: HeadlineTables,
+                 features: pl.DataFrame, state_tokens: pl.LazyFrame, sampled_states: pl.LazyFrame):
+        self.game, self.games, self.default, self.features = game, games, default, features
+        self.state_tokens, self.sampled_states = state_tokens, sampled_states
         self.preset = settings.get_preset()
         self._built: dict[tuple, HeadlineTables] = {}
         self._tokens: tuple[pl.LazyFrame, pl.DataFrame] | None = None
@@ -81,13 +83,12 @@ class _LevelTables:
             return self.default
         if key not in self._built:
             if level.blacklist == preset.blacklist_for(self.game):  # the same bags, another k
-                features = features_at_k(read_partition(self.settings, "selected_features", self.game), level.k)
+                features = features_at_k(self.features, level.k)
                 self._built[key] = HeadlineTables(self.default.prototypes, features)
             else:
                 if self._tokens is None:  # read once, only when some level needs another blacklist (state_tokens
-                    # scanned: full_tables takes it a block of games at a time)
-                    self._tokens = (scan_partition(self.settings, "state_tokens", self.game),
-                                    read_partition(self.settings, "sampled_states", self.game))
+                    # kept a scan: full_tables takes it a block of games at a time)
+                    self._tokens = (self.state_tokens, self.sampled_states.collect())
                 self._built[key] = full_tables(
                     *self._tokens, self.games, blacklist=level.blacklist, k=level.k, n_estimators=preset.rf_trees,
                     seed=preset.seed, memory_limit=preset.duckdb_memory_limit)

@@ -3,15 +3,15 @@
 import dagster as dg
 
 from jbag_pipeline.storage.catalog import VIEWS, catalog_path, publish
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import LakeResource
 
 
 @dg.asset(group_name="catalog", deps=list(dict.fromkeys(VIEWS.values())),
           description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).",
           check_specs=[dg.AssetCheckSpec("one_generation_per_game", asset="catalog",
                                          description="no game partition was withheld for coming from another run")])
-def catalog(context: dg.AssetExecutionContext, settings: JbagSettings) -> dg.MaterializeResult:
-    root = settings.root()
+def catalog(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+    root = lake.root()
     published = publish(root)
     listing = "\n".join(f"- `{view}` -> lake table `{table}`" for view, table in published.views.items())
     withheld = "\n".join(f"- `{partition}`: {why}" for partition, why in published.withheld.items())

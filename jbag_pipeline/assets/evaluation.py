@@ -6,13 +6,13 @@ import time
 import dagster as dg
 import polars as pl
 
-import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import game_partitions, game_setup, preview, read_partition
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.agents.evaluation import control_arm, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, SENSITIVITY_VARIANT
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.resources.io_manager import OPTIONAL
 from jbag_pipeline.analysis.statistics import PAIR, best_frequency_without_selection, effect_sizes, summarise, top_pairs
 from jbag_pipeline.analysis.verdicts import verdict_table
 
@@ -54,19 +54,21 @@ def evaluated_pairs(preset) -> list[str]:
 
 
 @dg.asset(group_name="evaluation", partitions_def=game_partitions,
-          deps=["winner_prototypes", "selected_features", "counters_kept_prototypes", "counters_kept_features"],
           check_specs=[dg.AssetCheckSpec("every_seat_played", asset="evaluation_games")],
           description="One row per evaluation game of every pair the preset evaluates: the JSON-Bag OSLA in one "
                       "seat, baseline OSLAs in the others.")
 def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
-                     selfplay_games: pl.DataFrame):
+                     selfplay_games: pl.DataFrame, winner_prototypes: pl.LazyFrame, selected_features: pl.LazyFrame,
+                     counters_kept_prototypes: pl.LazyFrame, counters_kept_features: pl.LazyFrame):
     game = context.partition_key
     preset = settings.get_preset()
     run = game_run(preset, game)
     n_players, params = game_setup(selfplay_games)
+    tables = {"winner_prototypes": winner_prototypes, "selected_features": selected_features,
+              "counters_kept_prototypes": counters_kept_prototypes, "counters_kept_features": counters_kept_features}
     started, played = time.perf_counter(), []
     for pair in evaluated_pairs(preset):
-        played.append(_play_pair(settings, compute, game, pair, n_players, params, run.eval_games_per_seat))
+        played.append(_play_pair(settings, compute, tables, game, pair, n_players, params, run.eval_games_per_seat))
     seconds = time.perf_counter() - started
     games = pl.concat(played)
     per_pair = games.group_by("prototype_frequency", "feature_variant", maintain_order=True).agg(
@@ -77,15 +79,16 @@ def evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, 
         seat_list == list(range(n_players)) for seat_list in seats["seat"].to_list()))
 
 
-def _play_pair(settings: JbagSettings, compute: JbagCompute, game: str, pair: str, n_players: int, params: dict,
-               games_per_seat: int) -> pl.DataFrame:
-    """One pair's evaluation games of `game`, its value function built from this game's lake tables."""
+def _play_pair(settings: JbagSettings, compute: JbagCompute, tables: dict[str, pl.LazyFrame], game: str, pair: str,
+               n_players: int, params: dict, games_per_seat: int) -> pl.DataFrame:
+    """One pair's evaluation games of `game`, its value function built from this game's tables (scans of its lake
+    partitions: only the pair's two are read)."""
     frequency, variant = split_pair(pair)
     preset = settings.get_preset()
     sensitivity = variant == SENSITIVITY_VARIANT  # the headline pair with the turn-order counters kept
-    tables = ("counters_kept_prototypes", "counters_kept_features") if sensitivity else \
+    names = ("counters_kept_prototypes", "counters_kept_features") if sensitivity else \
         ("winner_prototypes", "selected_features")
-    prototypes, features = (read_partition(settings, table, game) for table in tables)  # only this pair's tables
+    prototypes, features = (tables[name].collect() for name in names)
     token_filter = token_filter_for(preset, game, keep_counters=sensitivity)
 
     def value_factory():
@@ -133,13 +136,13 @@ SUMMARY_INPUTS = {  # summary table -> what it is computed from (its lineage in 
             "One row per game: the paper's claim, our best pair against the control, the verdict, its worst seat "
             "and whether its learning curve decides it.")),
     },
-    deps=["learning_curve"],
+    ins={"learning_curve": dg.AssetIn(metadata={OPTIONAL: True})},  # None until some game's curve exists
     internal_asset_deps={name: {dg.AssetKey(table) for table in inputs} for name, inputs in SUMMARY_INPUTS.items()},
     check_specs=[dg.AssetCheckSpec("eta_squared_in_unit_interval", asset="effect_sizes"),
                  dg.AssetCheckSpec("control_for_every_evaluated_game", asset="evaluation_summary")],
 )
-def evaluation_tables(settings: JbagSettings, evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame):
-    root = settings.root()
+def evaluation_tables(evaluation_games: pl.DataFrame, evaluation_control: pl.DataFrame,
+                      learning_curve: pl.DataFrame | None):
     games = evaluation_games
     control = evaluation_control
     uncontrolled = sorted(set(games["game"]) - set(control["game"]))
@@ -148,8 +151,7 @@ def evaluation_tables(settings: JbagSettings, evaluation_games: pl.DataFrame, ev
     summary = summary_of_pairs(controlled, control)
     selection_pairs = summary.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
     factorial = games.filter(pl.col("feature_variant") != SENSITIVITY_VARIANT)
-    curve = lake.read_optional(root, "learning_curve")
-    verdicts = verdict_table(summary, curve)
+    verdicts = verdict_table(summary, learning_curve)
     tables = {"evaluation_summary": summary, "paper_table_1": top_pairs(selection_pairs, 3),
               "paper_table_2": best_frequency_without_selection(selection_pairs),
               "effect_sizes": effect_sizes(factorial), "verdicts": verdicts}

@@ -22,8 +22,8 @@ from jbag_pipeline.ingest.refresh import remove_games_not_in
 from jbag_pipeline.ingest.trajectories import IngestBatch, problem_lines, read_trajectories
 from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,
                                         partitions, write_batch)
-from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.io_manager import PARTITION_EXPR
+from jbag_pipeline.resources import JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import PARTITION_EXPR
 from jbag_pipeline.schemas import INGEST_QUARANTINE, INGESTED_SOURCES, SELFPLAY_GAMES, SELFPLAY_STATES
 
 INGEST_KEYS = [GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, SOURCES_TABLE, QUARANTINE_TABLE]
@@ -58,8 +58,9 @@ def empty_batch() -> IngestBatch:
                      description="Records that could not be ingested: file, line or element, reason, file mtime."),
     ],
 )
-def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, settings: JbagSettings):
-    root = settings.root()
+def ingested_games(context: dg.AssetExecutionContext, config: IngestConfig, settings: JbagSettings,
+                   lake: LakeResource):
+    root = lake.root()
     inbox = root / "inbox"
     paths = config.paths or ([str(inbox)] if inbox.is_dir() else [])
     batch = read_trajectories(paths, game=config.game, mode=config.mode) if paths else empty_batch()

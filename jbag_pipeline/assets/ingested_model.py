@@ -3,7 +3,7 @@
 INGESTED_CHAIN is the self-play chain's computes and checks (assets/model_chain.py) over the ingested tables,
 partitioned by the dynamic partitions INGESTED_GAMES (`ingested_game`, one per game that ingested_games holds; it
 adds and removes them). The lake IO manager reads and writes each game's lake partition game=<key>. Each
-materialisation records the fingerprint of its inputs (ingest/refresh.py), so the inbox sensor and `jbag ingest`
+materialisation records the fingerprint of its inputs (the lake IO manager, by ingest/refresh.py's rule), so the inbox sensor and `jbag ingest`
 rebuild only the partitions of changed games (automation/ingested.py). Tokens are computed at ingest
 (ingest/store.write_batch), in each game's ingest mode with the positive-integer rule.
 """
@@ -13,7 +13,6 @@ import dagster as dg
 from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.assets.model_chain import (ACCURACY_IN_RANGE, BAGS_SUM_TO_ONE, PROTOTYPES_SUM_TO_ONE, Chain, Step,
                                               bag, chain_assets, classify, prototype, sample)
-from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint
 from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE
 
 SAMPLED_TABLE = "ingested_sampled_states"
@@ -26,11 +25,6 @@ INGESTED_GAMES = dg.DynamicPartitionsDefinition(name="ingested_game")  # one par
 def ingested_blacklist(preset, game: str) -> tuple[str, ...]:
     """The game's blacklist plus TAG's common counters: ingested states are TAG documents, whatever their name."""
     return tuple(dict.fromkeys((*preset.blacklist_for(game), *TAG_TURN_ORDER_FIELDS)))
-
-
-def fingerprint(settings, game: str, inputs: tuple[str, ...]) -> dict:
-    """The metadata that says what the partition was built from (automation/ingested.py reads it back)."""
-    return {FINGERPRINT_KEY: input_fingerprint(settings.root(), inputs, game, repr(settings.get_preset()))}
 
 
 INGESTED_CHAIN = Chain(
@@ -48,7 +42,8 @@ INGESTED_CHAIN = Chain(
         Step("classification", ("tokens", "states", "games"), classify,
              "P-NNS winner prediction on held-out ingested games, whole and cut at 25/50/75%.", (ACCURACY_IN_RANGE,)),
     ),
-    partitions_def=INGESTED_GAMES, group_name="ingest", blacklist=ingested_blacklist, metadata=fingerprint)
+    partitions_def=INGESTED_GAMES, group_name="ingest", blacklist=ingested_blacklist,
+    fingerprinted=True)  # what each partition was built from: automation/ingested.py reads it back
 
 CHAIN = INGESTED_CHAIN.links()  # (table, input tables) in build order: what automation/ingested.py checks for staleness
 MODEL_TABLES = [table for table, _ in CHAIN]

@@ -19,6 +19,7 @@ from jbag_pipeline.assets.classification import accuracy_check
 from jbag_pipeline.assets.common import sum_to_one_check
 from jbag_pipeline.presets import Preset
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources.io_manager import FINGERPRINT_INPUTS
 from jbag_pipeline.transforms.bags_table import trajectory_bags_table
 from jbag_pipeline.transforms.sampling import sampled_states as sample_states
 from jbag_pipeline.training.value_function import winner_prototypes
@@ -60,15 +61,15 @@ class Step:
 
 @dataclass(frozen=True)
 class Chain:
-    """Steps (in build order) over the lake tables `tables` (role -> table), with the chain's partitions, group,
-    blacklist(preset, game) and extra output metadata(settings, game, input tables) taken before compute runs."""
+    """Steps (in build order) over the lake tables `tables` (role -> table), with the chain's partitions, group and
+    blacklist(preset, game); `fingerprinted`: the lake IO manager records each output's input fingerprint."""
 
     tables: Mapping[str, str]
     steps: tuple[Step, ...]
     partitions_def: dg.PartitionsDefinition
     group_name: str
     blacklist: Callable[[Preset, str], tuple[str, ...]]
-    metadata: Callable[[JbagSettings, str, tuple[str, ...]], dict] | None = None
+    fingerprinted: bool = False
     lazy_roles: tuple[str, ...] = ()  # roles every step reads as a pl.LazyFrame (a scan of its lake partition)
 
     def inputs(self, step: Step) -> tuple[str, ...]:
@@ -87,20 +88,20 @@ def chain_asset(chain: Chain, step: Step) -> dg.AssetsDefinition:
     """The asset of `step` in `chain`: reads its input tables' partition, writes its table's, yields its checks."""
     table, inputs = chain.tables[step.role], chain.inputs(step)
     lazy = {chain.tables[role] for role in chain.lazy_roles}
+    fingerprint = {FINGERPRINT_INPUTS: list(inputs)} if chain.fingerprinted else None
 
     @dg.asset(name=table, group_name=chain.group_name, partitions_def=chain.partitions_def,
-              description=step.description,
+              description=step.description, metadata=fingerprint,
               ins={name: dg.AssetIn(name, **({"dagster_type": pl.LazyFrame} if name in lazy else {})) for name in inputs},
               check_specs=[dg.AssetCheckSpec(check.name, asset=table) for check in step.checks])
     def build(context: dg.AssetExecutionContext, settings: JbagSettings, **frames: pl.DataFrame | pl.LazyFrame):
         preset, game = settings.get_preset(), context.partition_key
-        extra = chain.metadata(settings, game, inputs) if chain.metadata else {}  # before compute: what it reads
         # Dagster stores each output as it is yielded, so the scratch files outlive the store and the checks
         with tempfile.TemporaryDirectory(prefix="jbag-scratch-") as scratch:
             run = Run(table, game, preset, chain.blacklist(preset, game), Path(scratch))
             args = [frames[name] for name in inputs]
             output = step.compute(run, *args)
-            yield dg.Output(output, metadata={**(step.metadata(run, output, *args) if step.metadata else {}), **extra})
+            yield dg.Output(output, metadata=step.metadata(run, output, *args) if step.metadata else {})
             for check in step.checks:
                 yield check.evaluate(run, output, *args)
 

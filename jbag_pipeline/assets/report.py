@@ -3,12 +3,12 @@
 import dagster as dg
 
 from jbag_pipeline.report import write_report
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import LakeResource
 
 
 @dg.asset(group_name="report", deps=["catalog"],
           description="HTML + Markdown report of every table in the lake, with plots.")
-def report(settings: JbagSettings) -> dg.MaterializeResult:
-    path = write_report(settings.root())
+def report(lake: LakeResource) -> dg.MaterializeResult:
+    path = write_report(lake.root())
     return dg.MaterializeResult(metadata={"path": dg.MetadataValue.path(str(path)),
                                           "url": dg.MetadataValue.url(path.as_uri())})

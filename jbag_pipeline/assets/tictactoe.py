@@ -7,7 +7,7 @@ import polars as pl
 
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.presets import token_filter_for
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagSettings, LakeResource
 from jbag_pipeline.tictactoe.exact import evaluation_table
 from jbag_pipeline.tictactoe.jsonbag import jsonbag_vs_exact_table, plot_jsonbag_vs_compression
 from jbag_pipeline.tictactoe.table import compression_table, plot_compression
@@ -33,10 +33,10 @@ def tictactoe_values(config: TicTacToeConfig):
           check_specs=[dg.AssetCheckSpec("error_bounds", asset="tictactoe_compression")],
           description="SVD (r=0..81) and HOSVD (r=0..27) of f_all: Cr, E and exact softmax-agent outcomes "
                       "(probabilities computed over every board, not sampled: no intervals or verdicts).")
-def tictactoe_compression(config: TicTacToeConfig, settings: JbagSettings):
+def tictactoe_compression(config: TicTacToeConfig, lake: LakeResource):
     start = time.perf_counter()
     table = compression_table(w=config.inverse_temperature, terminal_as_zero=config.terminal_as_zero)
-    root = settings.root()
+    root = lake.root()
     (root / "report").mkdir(parents=True, exist_ok=True)
     plot = plot_compression(table, root / "report" / "tictactoe_compression.png")
     heads = table.filter(pl.col("r").is_in([1, 2, 3])).select("method", "r", "Cr", "E", "vs_random_first_win",
@@ -68,9 +68,10 @@ TICTACTOE = dg.SpecificPartitionsPartitionMapping(["tictactoe"])  # the tic-tac-
           description="JSON-Bag value functions of tic-tac-toe self-play against f_all: correlation within "
                       "move-count strata (headline) and pooled, best-move agreement beside the undecided share, "
                       "exact win rates (computed, not sampled: no intervals or verdicts), compression ratio.")
-def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings, winner_prototypes: pl.DataFrame,
-                      selected_features: pl.DataFrame, tictactoe_compression: pl.DataFrame):
-    root = settings.root()
+def tictactoe_jsonbag(config: TicTacToeConfig, settings: JbagSettings, lake: LakeResource,
+                      winner_prototypes: pl.DataFrame, selected_features: pl.DataFrame,
+                      tictactoe_compression: pl.DataFrame):
+    root = lake.root()
     table = jsonbag_vs_exact_table(winner_prototypes, selected_features, w=config.inverse_temperature,
                                    token_filter=token_filter_for(settings.get_preset(), "tictactoe"))
     (root / "report").mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ import polars as pl
 
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.io_manager import PARTITION_EXPR
+from jbag_pipeline.resources.io_manager import PARTITION_EXPR
 from jbag_pipeline.schemas import TRANSFER_RESULTS
 from jbag_pipeline.transfer.experiment import (CONTROL_METHOD, DEFAULT_PAIRS, prepare_transfer, selfplay_tables,
                                                transfer_experiment)

@@ -7,6 +7,8 @@ RunRequests; `jbag ingest` and `jbag run` materialise them in-process.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
 
 from jbag_pipeline.assets.ingested_model import CHAIN, sync_partitions
@@ -25,26 +27,29 @@ def recorded_fingerprint(instance: dg.DagsterInstance, table: str, game: str) ->
     return getattr(value, "value", value)
 
 
-def changed_games(instance: dg.DagsterInstance, settings: JbagSettings) -> dict[str, list[str]]:
-    """game -> the ingested model tables to rebuild for it (in build order), for each ingested game that has any."""
-    root, params = settings.root(), repr(settings.get_preset())
+def changed_games(instance: dg.DagsterInstance, settings: JbagSettings, root: Path) -> dict[str, list[str]]:
+    """game -> the ingested model tables to rebuild for it (in build order), for each ingested game of the lake at
+    `root` that has any."""
+    params = repr(settings.get_preset())
     stale = {game: stale_tables(root, CHAIN, game, params, lambda table: recorded_fingerprint(instance, table, game))
              for game in partitions(root, GAMES_TABLE)}
     return {game: tables for game, tables in stale.items() if tables}
 
 
-def run_key(settings: JbagSettings, game: str) -> str:
+def run_key(settings: JbagSettings, root: Path, game: str) -> str:
     """A model run's key: the game and its ingested inputs, so a sensor asks once per state of the game's inputs."""
-    return f"ingested:{game}:{input_fingerprint(settings.root(), ROOT_INPUTS, game, repr(settings.get_preset()))[:16]}"
+    return f"ingested:{game}:{input_fingerprint(root, ROOT_INPUTS, game, repr(settings.get_preset()))[:16]}"
 
 
 def materialize_changed_games(assets_defs, settings: JbagSettings, resources: dict, instance: dg.DagsterInstance,
                               tables: list[str] | None = None, **kwargs) -> dict[str, list[str]]:
     """Materialise the stale tables (of `tables`, default all) of each changed ingested game, one run (partition)
-    per game, after syncing the `ingested_game` partitions to the lake's games; returns game -> tables built."""
-    sync_partitions(instance, partitions(settings.root(), GAMES_TABLE))
+    per game, after syncing the `ingested_game` partitions to the lake's games (the lake of resources["lake"]);
+    returns game -> tables built."""
+    root = resources["lake"].root()
+    sync_partitions(instance, partitions(root, GAMES_TABLE))
     changed = {game: [t for t in stale if tables is None or t in tables]
-               for game, stale in changed_games(instance, settings).items()}
+               for game, stale in changed_games(instance, settings, root).items()}
     changed = {game: stale for game, stale in changed.items() if stale}
     for game, tables in changed.items():
         dg.materialize(assets_defs, selection=tables, partition_key=game, resources=resources, instance=instance,

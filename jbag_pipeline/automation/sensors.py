@@ -25,7 +25,7 @@ from jbag_pipeline.assets.ingested_model import INGESTED_GAMES, INGESTED_MODEL_A
 from jbag_pipeline.automation.ingested import changed_games, run_key
 from jbag_pipeline.ingest.store import GAMES_TABLE, partitions
 from jbag_pipeline.ingest.trajectories import trajectory_files
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagSettings, LakeResource
 
 INGEST_RUN_KEYS = [dg.AssetKey(name) for name in INGEST_KEYS]
 INBOX_KEYS = INGEST_RUN_KEYS + [a.key for a in INGESTED_MODEL_ASSETS]
@@ -58,8 +58,9 @@ def encode_cursor(files: dict[str, int]) -> str:
 @dg.sensor(name="inbox_sensor", asset_selection=INBOX_KEYS, minimum_interval_seconds=60,
            default_status=dg.DefaultSensorStatus.STOPPED,
            description="Ingests new or changed trajectory files in <data dir>/inbox/ (ingest group assets).")
-def inbox_sensor(context: dg.SensorEvaluationContext, settings: JbagSettings):
-    inbox = settings.root() / "inbox"
+def inbox_sensor(context: dg.SensorEvaluationContext, settings: JbagSettings, lake: LakeResource):
+    root = lake.root()
+    inbox = root / "inbox"
     seen = decode_cursor(context.cursor)
     current = inbox_files(inbox)
     new = sorted(name for name, mtime in current.items() if seen.get(name) != mtime)
@@ -67,11 +68,11 @@ def inbox_sensor(context: dg.SensorEvaluationContext, settings: JbagSettings):
         return dg.SensorResult(run_requests=[ingest_request(inbox, new, current)], cursor=encode_cursor(current))
     if context.instance.get_runs(dg.RunsFilter(tags={INGEST_TAG: "inbox"}, statuses=IN_PROGRESS), limit=1):
         return dg.SensorResult(skip_reason="an ingest run is queued or running", cursor=encode_cursor(current))
-    add, delete = partition_changes(context.instance, partitions(settings.root(), GAMES_TABLE))
-    requests = [dg.RunRequest(run_key=run_key(settings, game), partition_key=game,
+    add, delete = partition_changes(context.instance, partitions(root, GAMES_TABLE))
+    requests = [dg.RunRequest(run_key=run_key(settings, root, game), partition_key=game,
                               asset_selection=[dg.AssetKey(table) for table in tables],
                               tags={INGEST_TAG: "model", "jbag/ingested_game": game})
-                for game, tables in changed_games(context.instance, settings).items()]
+                for game, tables in changed_games(context.instance, settings, root).items()]
     if not requests and not add and not delete:
         return dg.SensorResult(skip_reason=f"no new or changed files in {inbox}", cursor=encode_cursor(current))
     return dg.SensorResult(run_requests=requests, cursor=encode_cursor(current), dynamic_partitions_requests=[

@@ -33,10 +33,10 @@ def cmd_run(args) -> int:
 
     from jbag_pipeline.storage.catalog import catalog_path
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.resources import JbagCompute, JbagSettings
+    from jbag_pipeline.resources import JbagCompute, JbagSettings, LakeResource
     from jbag_pipeline.cli.runner import dagster_instance, fail_orphaned_runs, materialize_all
 
-    settings = JbagSettings(preset=reference, seed=args.seed, data_dir=str(root))
+    settings, location = JbagSettings(preset=reference, seed=args.seed), LakeResource(data_dir=str(root))
     compute = JbagCompute(backend=backend, scheduler=scheduler, workers=workers,
                           scheduler_timeout=args.scheduler_timeout)
     source = f" (file {reference})" if is_preset_file(reference) else ""
@@ -55,7 +55,7 @@ def cmd_run(args) -> int:
 
     start = time.perf_counter()
     with event_log_failures_summed():  # a full disk: one line per Dagster log record otherwise
-        results = materialize_all(ALL_ASSETS, settings, select, games, instance=instance, compute=compute,
+        results = materialize_all(ALL_ASSETS, settings, location, select, games, instance=instance, compute=compute,
                                   display=display)
     print(f"\nmaterialised {sum(len(r.assets) for r in results)} asset partitions in {time.perf_counter() - start:.0f}s")
     # not a terminal: rich would fold the table to 80 columns, and a log reads better with one line per op

@@ -24,8 +24,8 @@ from jbag_pipeline.automation.ingested import materialize_changed_games
 from jbag_pipeline.ingest.trajectories import (check_game_name, check_mode, display_name, problem_lines,
                                                trajectory_files)
 from jbag_pipeline.ingest.store import QUARANTINE_TABLE, SOURCES_TABLE
-from jbag_pipeline.resources import JbagSettings, settings_from_env
-from jbag_pipeline.storage.io_manager import lake_resources
+from jbag_pipeline.resources import LakeResource, settings_from_env
+from jbag_pipeline.resources.io_manager import lake_resources
 from jbag_pipeline.cli.runner import QUIET
 
 INGEST_ASSETS = [ingested_games, *INGESTED_MODEL_ASSETS]
@@ -49,8 +49,8 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
     if not files:
         raise ValueError(f"ingest: no .json, .jsonl or .ndjson files in {list(paths)}")
     shown = [display_name(f) for f in files]  # as the lake's file columns hold them
-    settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
-    resources = lake_resources(settings)
+    settings = settings_from_env()
+    resources = lake_resources(settings, LakeResource(data_dir=str(root)))
     instance = instance or dg.DagsterInstance.ephemeral()  # one instance: the runs share the dynamic partitions
     dg.materialize([ingested_games], run_config=ingest_run_config(files, game, mode),
                    resources=resources, instance=instance, raise_on_error=True)

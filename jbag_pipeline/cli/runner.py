@@ -29,8 +29,8 @@ from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
 from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games
 from jbag_pipeline.compute.lifeline import bind_to_owner, owner_alive, owner_token
-from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.io_manager import lake_resources
+from jbag_pipeline.resources import JbagCompute, JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import lake_resources
 
 
 # progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
@@ -134,7 +134,7 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
 
 
-def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | None = None,
+def materialize_all(assets_defs, settings: JbagSettings, lake: LakeResource, select: list[str] | None = None,
                     games: list[str] | None = None, instance: dg.DagsterInstance | None = None,
                     progress=print, compute: JbagCompute | None = None,
                     run_id: str | None = None, display: RunProgress | None = None) -> list[StepResult]:
@@ -143,7 +143,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     the games' runs go side by side, one per worker (see parallel_runs). Progress goes to `display` (default:
     one plain line per step, each passed to `progress`)."""
     compute = compute or JbagCompute()
-    resources = lake_resources(settings, compute)
+    resources = lake_resources(settings, lake, compute)
     steps = plan(assets_defs, select, games)
     run_id = run_id or new_run_id()
     display = display or PlainProgress(progress, groups=asset_groups(assets_defs))
@@ -158,7 +158,7 @@ def materialize_all(assets_defs, settings: JbagSettings, select: list[str] | Non
     results = []
     try:
         if side_by_side:
-            results += _game_runs_side_by_side(steps[:side_by_side], len(steps), settings, compute.get_compute(),
+            results += _game_runs_side_by_side(steps[:side_by_side], len(steps), settings, lake, compute.get_compute(),
                                                instance, display, run_id)
         for i, (keys, partition) in enumerate(steps[side_by_side:], side_by_side + 1):
             tags = {**process_tag(), RUN_TAG: run_id, STEP_TAG: f"{i}/{len(steps)}"}
@@ -208,7 +208,7 @@ def parallel_runs(assets_defs, compute: JbagCompute, instance: dg.DagsterInstanc
     return backend.workers if 1 < backend.workers <= _game_steps(steps) else 1
 
 
-def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, instance, display,
+def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, lake: LakeResource, local, instance, display,
                             run_id: str) -> list[StepResult]:
     """Each game's run in a worker of the `local` pool, as many at once as it has workers; their start and games
     reach `display` through a queue. After a failure, runs not started are cancelled, those running finish, and
@@ -219,7 +219,7 @@ def _game_runs_side_by_side(steps, total: int, settings: JbagSettings, local, in
     manager.start(bind_to_owner, owner_token())
     with manager:
         events = manager.Queue()
-        futures = {local.submit(_game_run, keys, partition, fields, home,
+        futures = {local.submit(_game_run, keys, partition, fields, lake.data_dir, home,
                                 {RUN_TAG: run_id, STEP_TAG: f"{i}/{total}"}, i, events): i
                    for i, (keys, partition) in enumerate(steps, 1)}
         played, results, failure, pending = {}, {}, None, set(futures)
@@ -268,18 +268,17 @@ def _show_events(events, steps, display, played: dict[int, int]) -> None:
 
 def settings_fields(settings: JbagSettings) -> dict:
     """What rebuilds `settings` in another process (a Dagster resource does not pickle)."""
-    return {"preset": settings.preset, "seed": settings.seed, "data_dir": settings.data_dir,
-            "token_blacklist": settings.token_blacklist}
+    return {"preset": settings.preset, "seed": settings.seed, "token_blacklist": settings.token_blacklist}
 
 
-def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict, index: int,
+def _game_run(keys, partition: str, fields: dict, data_dir: str, dagster_home: str, tags: dict, index: int,
               events) -> tuple[dict, dict, dict, float]:
     """One game's Dagster run in a worker process, its games inline: (rows, op seconds, op usage, wall seconds). An error
     comes back as one line (cli.checks.error_line, computed here where its causes are), the cause chained."""
     from jbag_pipeline.cli.checks import ReportedError, error_line
     from jbag_pipeline.definitions import ALL_ASSETS
 
-    settings = JbagSettings(**fields)
+    settings, lake = JbagSettings(**fields), LakeResource(data_dir=data_dir)
     os.environ["DAGSTER_HOME"] = dagster_home
     events.put(("started", index))
     start = time.perf_counter()
@@ -287,11 +286,11 @@ def _game_run(keys, partition: str, fields: dict, dagster_home: str, tags: dict,
         with event_log_failures_summed(), \
                 watching_games(lambda done, added: events.put(("games", index, done, added))):
             outcome = dg.materialize(ALL_ASSETS, selection=keys, partition_key=partition, run_config=QUIET,
-                                     resources=lake_resources(settings, JbagCompute(backend="inline")),
+                                     resources=lake_resources(settings, lake, JbagCompute(backend="inline")),
                                      instance=dg.DagsterInstance.get(), tags={**process_tag(), **tags},
                                      raise_on_error=True)
     except Exception as exc:
-        raise ReportedError(error_line(exc, settings.root())) from exc
+        raise ReportedError(error_line(exc, lake.root())) from exc
     return (*_rows_and_op_seconds(outcome), time.perf_counter() - start)
 
 

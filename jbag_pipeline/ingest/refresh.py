@@ -9,31 +9,19 @@ downstream of a stale one in its chain.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.ingest.store import partitions
+from jbag_pipeline.storage.fingerprint import FINGERPRINT_KEY, fingerprint, partition_identity
 
-FINGERPRINT_KEY = "jbag/input_fingerprint"  # materialisation metadata: what the partition was built from
+__all__ = ["FINGERPRINT_KEY", "input_fingerprint", "remove_games_not_in", "stale_tables"]
 
 
 def input_fingerprint(root: Path, inputs: Sequence[str], game: str, params: str) -> str:
     """SHA-256 over each input partition file's (inode, size, mtime in ns), or its absence, and `params`."""
-    parts = [params]
-    for table in inputs:
-        files = lake.partition_files(root, table, {"game": game})
-        try:
-            stats = [(f.name, f.stat()) for f in files]
-        except FileNotFoundError:  # removed while listed: as absent as a partition that never was
-            stats = []
-        if not stats:
-            parts.append(f"{table}:absent")
-        for name, stat in stats:  # the base's line keeps the form it had before segments
-            prefix = table if name == lake.BASE_FILE else f"{table}/{name}"
-            parts.append(f"{prefix}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return fingerprint(params, [line for table in inputs for line in partition_identity(root, table, game)])
 
 
 def stale_tables(root: Path, chain: Sequence[tuple[str, Sequence[str]]], game: str, params: str,

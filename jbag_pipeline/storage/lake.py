@@ -9,11 +9,11 @@ writes it, so a killed writer's leftover is told from a live one's and removed (
 catalog build). A worker process whose `jbag run` is gone writes nothing (compute/lifeline.py). Files are created
 0666 less the umask (as any tool's output), not mkstemp's 0600, so the group can read a shared lake.
 
-A file written inside a Dagster step carries its lineage in its Parquet key-value metadata: per game, the
-generations (preset and effective seed) of the self-play it derives from: those recorded in the seeded lake
-files the step read, plus its own run's for a game partition. So the catalog can tell a table built from
-another run's upstream (see catalog.py). Lineage depends only on preset and seed, so the same preset and seed
-still give byte-identical files.
+A file can carry its lineage in its Parquet key-value metadata: per game, the generations (preset and effective
+seed) of the self-play it derives from. The lake IO manager (resources/io_manager.py) gathers it from the files a
+step loads and passes it to write_table; this module only stores and reads it, and knows nothing of Dagster. So the
+catalog can tell a table built from another run's upstream (see catalog.py). Lineage depends only on preset and
+seed, so the same preset and seed still give byte-identical files.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import os
 import re
 import secrets
 import socket
-import sys
 import time
 from pathlib import Path
 
@@ -43,7 +42,6 @@ UNSEEDED_PREFIX = "ingest"  # ingested_* and ingest_quarantine come from outside
 _TEMP_NAME = re.compile(r"^\.part-(?P<host>.+)-(?P<pid>\d+)-(?P<start>[0-9.]+)-[0-9a-f]{8}\.parquet\.tmp$")
 _UNNAMED_TEMP = re.compile(r"^\.part-[0-9a-f]{16}\.parquet\.tmp$")  # written before names said whose it is
 UNNAMED_TEMP_SECONDS = 24 * 3600  # an unnamed temporary untouched this long has no writer (a write takes minutes)
-_step_reads: dict = {"step": None, "tables": {}}  # table -> lineage of what the running Dagster step has read
 
 
 def data_dir(override: str | os.PathLike | None = None) -> Path:
@@ -105,28 +103,29 @@ def table_files(root: Path, table: str) -> list[Path]:
     return _files_under(lake_dir(root) / table, "**/part*.parquet")
 
 
-def write_table(df: pl.DataFrame | pl.LazyFrame, root: Path, table: str, partition: dict[str, str] | None = None) -> Path:
+def write_table(df: pl.DataFrame | pl.LazyFrame, root: Path, table: str, partition: dict[str, str] | None = None,
+                lineage: dict[str, list[dict]] | None = None) -> Path:
     """Write `df` as the whole of one partition, atomically replacing what was there, then remove its segments
     and the files of a finer split of it that an older layout wrote (e.g. game=<g>/pair=<p>/), which would
-    otherwise be read twice. A LazyFrame is streamed to the file (Polars' sink), never held whole."""
+    otherwise be read twice. A LazyFrame is streamed to the file (Polars' sink), never held whole. `lineage`, when
+    given, is stamped in the file's metadata."""
     target = partition_path(root, table, partition)
     replaced = segment_files(root, table, partition)
-    write_file(df, target, table, partition)
+    write_file(df, target, table, lineage)
     for stale in [*replaced, *sorted(target.parent.glob("*/**/part.parquet"))]:
         stale.unlink(missing_ok=True)
     return target
 
 
 def write_file(df: pl.DataFrame | pl.LazyFrame, target: Path, table: str,
-               partition: dict[str, str] | None = None) -> None:
-    """Write `df` to `target` as a lake file of `table` (with its lineage), atomically: a temporary file in the same
-    folder, fsynced, renamed over `target`."""
+               lineage: dict[str, list[dict]] | None = None) -> None:
+    """Write `df` to `target` as a lake file of `table` (with `lineage`, if any), atomically: a temporary file in the
+    same folder, fsynced, renamed over `target`."""
     refuse_if_orphaned(str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = str(target.parent / temporary_name())
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask applies, as for any new file
     try:
-        lineage = lineage_of_write(table, partition)
         metadata = {LINEAGE_KEY: json.dumps(lineage, sort_keys=True)} if lineage else None
         if isinstance(df, pl.LazyFrame):
             df.sink_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
@@ -179,8 +178,6 @@ def read_table(root: Path, table: str, partition: dict[str, str] | None = None) 
         raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
     if not files:
         raise FileNotFoundError(f"table {table!r} has no data under {lake_dir(root)}; materialise it first")
-    for f in files:
-        _note_read(table, f)
     frames = [_read_parquet(f) for f in files]
     return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
@@ -191,13 +188,12 @@ def read_optional(root: Path, table: str) -> pl.DataFrame | None:
 
 
 def scan_table(root: Path, table: str, partition: dict[str, str]) -> pl.LazyFrame:
-    """One partition (its base, then its segments) as a LazyFrame: read_table's checks and lineage, but the rows
-    are read only as a query needs them, so a step can take a large table a block of games at a time."""
+    """One partition (its base, then its segments) as a LazyFrame: read_table's checks, but the rows are read only
+    as a query needs them, so a step can take a large table a block of games at a time."""
     files = partition_files(root, table, partition)
     if not files:
         raise FileNotFoundError(f"table {table!r} has no partition {partition} under {lake_dir(root)}; materialise it first")
     for path in files:
-        _note_read(table, path)
         try:
             pl.read_parquet_schema(path)  # a truncated or garbled file fails here, not in the middle of a step
         except (pl.exceptions.PolarsError, OSError) as exc:
@@ -239,60 +235,24 @@ def check_table_file(path: Path, table: str) -> None:
                          f"{list(columns)[:8]}); move it out of the lake or re-materialise {table}")
 
 
-def _current_step():
-    """(step id, generation) of the Dagster step running now, or None outside one (tests, scripts)."""
-    if "dagster" not in sys.modules:  # not inside a Dagster run; importing it here would cost seconds
-        return None
-    import dagster as dg
-
-    try:
-        context = dg.OpExecutionContext.get()
-    except dg.DagsterInvariantViolationError:
-        return None
-    settings = getattr(context.resources, "settings", None)
-    if settings is None:  # an asset that takes no settings itself: those the lake IO manager writes with
-        settings = getattr(getattr(context.resources, "io_manager", None), "settings", None)
-    if settings is None or not hasattr(settings, "get_preset"):
-        return None
-    preset = settings.get_preset()
-    return (context.run_id, context.op.name), {"preset": preset.name, "seed": preset.seed}
+def is_seeded(table: str) -> bool:
+    """Whether `table` derives from a seeded self-play (ingested tables come from outside files: no lineage)."""
+    return not table.startswith(UNSEEDED_PREFIX)
 
 
-def _reads_of(step) -> dict[str, dict]:
-    """table -> lineage read so far by `step`; a new step starts from nothing."""
-    if _step_reads["step"] != step:
-        _step_reads.update(step=step, tables={})
-    return _step_reads["tables"]
+def lineage_of(files: list[Path]) -> dict[str, list[dict]]:
+    """The lineage stamped in `files`, merged ({} for a file that is unreadable: the read that follows reports it)."""
+    merged: dict[str, list[dict]] = {}
+    for path in files:
+        try:
+            merge_lineage(merged, read_lineage(path))
+        except UnreadableFile:
+            pass
+    return merged
 
 
-def _note_read(table: str, path: Path) -> None:
-    current = _current_step()
-    if current is None or table.startswith(UNSEEDED_PREFIX):
-        return
-    try:
-        lineage = read_lineage(path)
-    except UnreadableFile:  # the read that follows reports it
-        return
-    _merge(_reads_of(current[0]).setdefault(table, {}), lineage)
-
-
-def lineage_of_write(table: str, partition: dict[str, str] | None) -> dict[str, list[dict]]:
-    """Lineage to stamp on a file the running step writes: what it read from other tables, plus its own run for
-    its game."""
-    current = _current_step()
-    if current is None or table.startswith(UNSEEDED_PREFIX):
-        return {}
-    step, generation = current
-    lineage: dict[str, list[dict]] = {}
-    for source, read in _reads_of(step).items():
-        if source != table:  # a table's own earlier partitions are not its upstream
-            _merge(lineage, read)
-    if partition and "game" in partition:
-        _merge(lineage, {partition["game"]: [generation]})
-    return lineage
-
-
-def _merge(into: dict[str, list[dict]], lineage: dict[str, list[dict]]) -> None:
+def merge_lineage(into: dict[str, list[dict]], lineage: dict[str, list[dict]]) -> None:
+    """Add `lineage`'s generations to `into`, each game's kept sorted and without repeats."""
     for game, generations in lineage.items():
         known = into.setdefault(game, [])
         known.extend(g for g in generations if g not in known)

@@ -59,9 +59,11 @@ class LakeTransaction:
         self.after_commit: list[Callable[[], None]] = []  # run once committed and moved, under the lock
         self.committed = False
 
-    def write(self, frame: pl.DataFrame, table: str, partition: dict[str, str] | None = None) -> None:
-        """Stage `frame` as the whole of one partition (its segments are removed with the commit)."""
-        self._stage(frame, lake.partition_path(self.root, table, partition), table, partition)
+    def write(self, frame: pl.DataFrame, table: str, partition: dict[str, str] | None = None,
+              lineage: dict[str, list[dict]] | None = None) -> None:
+        """Stage `frame` as the whole of one partition (its segments are removed with the commit), stamped with
+        `lineage` if given."""
+        self._stage(frame, lake.partition_path(self.root, table, partition), table, lineage)
         self._remove_files(lake.segment_files(self.root, table, partition))
 
     def append(self, frame: pl.DataFrame, table: str, partition: dict[str, str] | None = None) -> None:
@@ -73,17 +75,18 @@ class LakeTransaction:
         else:
             target = lake.next_segment(self.root, table, partition, taken=taken or 0)
             self.appended[key] = (taken or 0) + 1
-        self._stage(frame, target, table, partition)
+        self._stage(frame, target, table)
 
     def remove(self, table: str, partition: dict[str, str] | None = None) -> None:
         """Remove one partition's files on commit."""
         self._remove_files([lake.partition_path(self.root, table, partition),
                             *lake.segment_files(self.root, table, partition)])
 
-    def _stage(self, frame: pl.DataFrame, target: Path, table: str, partition: dict[str, str] | None) -> None:
+    def _stage(self, frame: pl.DataFrame, target: Path, table: str,
+               lineage: dict[str, list[dict]] | None = None) -> None:
         live = target.relative_to(lake.lake_dir(self.root))
         staged = Path(f"{len(self.moves):06d}") / live  # a number per write: the same partition twice stays apart
-        lake.write_file(frame, self.folder / staged, table, partition)
+        lake.write_file(frame, self.folder / staged, table, lineage)
         self.moves.append((staged.as_posix(), live.as_posix()))
 
     def _remove_files(self, files: list[Path]) -> None:

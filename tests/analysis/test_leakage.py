@@ -215,8 +215,8 @@ def test_leaky_tokens_asset_warns_on_a_kept_planted_token_until_the_run_config_b
     lake.write_table(tokens, tmp_path, "state_tokens", {"game": "connect4"})
     lake.write_table(games, tmp_path, "selfplay_games", {"game": "connect4"})
     for override, passed in ((None, False), ({"connect4": ["leak"]}, True)):
-        settings = JbagSettings(preset="smoke", data_dir=str(tmp_path), token_blacklist=override)
-        result = materialize_with([leaky_tokens], settings, partition_key="connect4", raise_on_error=True)
+        settings = JbagSettings(preset="smoke", token_blacklist=override)
+        result = materialize_with([leaky_tokens], settings, tmp_path, partition_key="connect4", raise_on_error=True)
         check = _check(result, "no_leaky_token_kept")
         assert check.passed is passed and check.severity == dg.AssetCheckSeverity.WARN
         table = lake.read_table(tmp_path, "leaky_tokens", {"game": "connect4"})
@@ -263,8 +263,8 @@ def test_counters_kept_assets_materialise_with_the_selected_features_schema(tmp_
     games, _, tokens, sampled = connect4_tables
     for table, frame in (("selfplay_games", games), ("state_tokens", tokens), ("sampled_states", sampled)):
         lake.write_table(frame, tmp_path, table, {"game": "connect4"})
-    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
-    materialize_with([counters_kept], settings, partition_key="connect4", raise_on_error=True)
+    materialize_with([counters_kept], JbagSettings(preset="smoke"), tmp_path, partition_key="connect4",
+                     raise_on_error=True)
     features = lake.read_table(tmp_path, "counters_kept_features", {"game": "connect4"})
     prototypes = lake.read_table(tmp_path, "counters_kept_prototypes", {"game": "connect4"})
     assert set(features["variant"]) == {"full"} and 0 < len(features) <= PRESET.top_k

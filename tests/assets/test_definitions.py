@@ -8,7 +8,7 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.definitions import ALL_ASSETS, defs
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.presets import PRESETS
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagSettings, LakeResource
 from jbag_pipeline.cli.runner import materialize_all, plan
 
 
@@ -29,8 +29,9 @@ def test_plan_rejects_unknown_names():
 @pytest.fixture(scope="module")
 def smoke_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("smoke")
-    settings = JbagSettings(preset="smoke", data_dir=str(root))
-    materialize_all(ALL_ASSETS, settings, instance=dg.DagsterInstance.ephemeral(), progress=lambda _: None)
+    settings, location = JbagSettings(preset="smoke"), LakeResource(data_dir=str(root))
+    materialize_all(ALL_ASSETS, settings, location, instance=dg.DagsterInstance.ephemeral(),
+                    progress=lambda _: None)
     return root
 
 
@@ -87,9 +88,9 @@ def test_same_preset_and_seed_give_byte_identical_parquet(tmp_path):
     roots = []
     for name in ("first", "second"):
         root = tmp_path / name
-        settings = JbagSettings(preset="smoke", data_dir=str(root))
-        materialize_all(ALL_ASSETS, settings, games=["connect4"], instance=dg.DagsterInstance.ephemeral(),
-                        progress=lambda _: None)
+        settings, location = JbagSettings(preset="smoke"), LakeResource(data_dir=str(root))
+        materialize_all(ALL_ASSETS, settings, location, games=["connect4"],
+                        instance=dg.DagsterInstance.ephemeral(), progress=lambda _: None)
         roots.append(root)
     files = sorted(p.relative_to(roots[0]) for p in (roots[0] / "lake").rglob("*.parquet"))
     assert len(files) > 10

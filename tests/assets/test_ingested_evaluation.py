@@ -44,8 +44,7 @@ def run(tmp_path_factory):
         others = [str(p) for p in sorted(REFERENCE.iterdir()) if p.name != "Connect4"]
         per_game, problems = run_ingest(others, root, instance=instance)
     assert problems == [] and len(per_game) == 5
-    settings = JbagSettings(preset="smoke", data_dir=str(root))
-    result = materialize_with([ingested_vf_evaluation], settings, instance=instance)
+    result = materialize_with([ingested_vf_evaluation], JbagSettings(preset="smoke"), root, instance=instance)
     assert result.success
     return root, result
 
@@ -140,7 +139,7 @@ def test_the_catalog_and_the_report_show_it(run):
     from jbag_pipeline.report import write_report
 
     root, _ = run
-    assert materialize_with([catalog], JbagSettings(preset="smoke", data_dir=str(root)),
+    assert materialize_with([catalog], JbagSettings(preset="smoke"), root,
                             instance=dg.DagsterInstance.ephemeral()).success
     _, rows = run_query(open_catalog(root), "SELECT game, count(*) FROM ingested_vf_evaluation GROUP BY game "
                                             "ORDER BY game")
@@ -152,6 +151,6 @@ def test_the_catalog_and_the_report_show_it(run):
 
 
 def test_without_ingested_games_the_table_is_empty_and_the_checks_pass(tmp_path):
-    result = materialize_with([ingested_vf_evaluation], JbagSettings(preset="smoke", data_dir=str(tmp_path)),
+    result = materialize_with([ingested_vf_evaluation], JbagSettings(preset="smoke"), tmp_path,
                               instance=dg.DagsterInstance.ephemeral())
     assert result.success and table(tmp_path).is_empty() and all(check_results(result).values())

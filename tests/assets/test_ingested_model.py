@@ -31,9 +31,9 @@ def builds(instance, table: str, game: str) -> int:
 def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("ingested_model")
     nim_inbox(root, n_games=12)
-    settings, instance = JbagSettings(preset="smoke", data_dir=str(root)), dg.DagsterInstance.ephemeral()
-    assert materialize_with([ingested_games], settings, instance=instance).success
-    result = materialize_with(INGESTED_MODEL_ASSETS, settings, partition_key="nim", instance=instance)
+    settings, instance = JbagSettings(preset="smoke"), dg.DagsterInstance.ephemeral()
+    assert materialize_with([ingested_games], settings, root, instance=instance).success
+    result = materialize_with(INGESTED_MODEL_ASSETS, settings, root, partition_key="nim", instance=instance)
     assert result.success
     return root, result, settings, instance
 
@@ -67,7 +67,7 @@ def test_each_asset_writes_its_games_lake_partition_and_nothing_is_stale_after(r
         (event,) = result.asset_materializations_for_node(table)
         assert event.partition == "nim"
         assert event.metadata["path"].value == str(lake.partition_path(root, table, {"game": "nim"}))
-    assert changed_games(instance, settings) == {}
+    assert changed_games(instance, settings, root) == {}
 
 
 def test_ingested_model_checks_run_and_pass(run):
@@ -104,7 +104,7 @@ def test_reingesting_an_unchanged_inbox_materialises_no_model_partition(tmp_path
     assert len(instance.get_runs()) == runs + 2  # the ingest and the catalog
     assert {builds(instance, table, "nim") for table in MODEL_TABLES} == {1}
     assert {t: lake.partition_path(root, t, {"game": "nim"}).stat().st_ino for t in ROOT_INPUTS} == ingested
-    assert changed_games(instance, JbagSettings(preset=settings_from_env().preset, data_dir=str(root))) == {}
+    assert changed_games(instance, JbagSettings(preset=settings_from_env().preset), root) == {}
 
 
 def test_a_changed_game_rebuilds_only_its_partition(tmp_path):

@@ -1,5 +1,5 @@
 """chain_assets builds one asset per step of a chain: named by the chain's tables, reading its input tables, with
-the step's checks, the chain's partitions, group, blacklist and extra metadata."""
+the step's checks, the chain's partitions, group, blacklist and the inputs the lake IO manager fingerprints."""
 
 import dagster as dg
 import polars as pl
@@ -7,6 +7,7 @@ import pytest
 
 from jbag_pipeline.assets.model_chain import Chain, Check, Step, chain_assets
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources.io_manager import FINGERPRINT_INPUTS
 
 TOY_GAMES = dg.StaticPartitionsDefinition(["nim", "chess"])
 
@@ -30,7 +31,7 @@ TOY = Chain(
                 "Each count's share of the total.", (Check("shares_positive", positive),),
                 lambda run, shares, *inputs: {"table": run.table, "rows": len(shares)})),
     partitions_def=TOY_GAMES, group_name="toy", blacklist=lambda preset, game: (game, preset.name),
-    metadata=lambda settings, game, inputs: {"read": ",".join(inputs)})
+    fingerprinted=True)
 
 
 def test_a_chain_gives_one_asset_per_step_with_its_tables_deps_checks_and_group():
@@ -45,18 +46,18 @@ def test_a_chain_gives_one_asset_per_step_with_its_tables_deps_checks_and_group(
     assert shares.group_names_by_key[shares.key] == "toy"
     assert shares.descriptions_by_key[shares.key] == "Each count's share of the total."
     assert TOY.links() == [("toy_total", ("toy_counts",)), ("toy_shares", ("toy_counts", "toy_total"))]
+    assert shares.metadata_by_key[shares.key][FINGERPRINT_INPUTS] == ["toy_counts", "toy_total"]  # in input order
 
 
-def test_a_chain_asset_computes_from_its_inputs_and_yields_its_checks_and_metadata(tmp_path):
+def test_a_chain_asset_computes_from_its_inputs_and_yields_its_checks_and_metadata():
     result = dg.materialize([toy_counts, *chain_assets(TOY)], partition_key="chess",
-                            resources={"settings": JbagSettings(preset="smoke", data_dir=str(tmp_path))})
+                            resources={"settings": JbagSettings(preset="smoke")})
     assert result.success
     shares = result.output_for_node("toy_shares")
     assert shares["p"].to_list() == [0.125, 0.25, 0.625]
     assert set(shares["blacklist"]) == {"chess,smoke"}  # the chain's blacklist rule for the partition's game
     (event,) = result.asset_materializations_for_node("toy_shares")
-    assert {k: event.metadata[k].value for k in ("table", "rows", "read")} == {  # the step's and the chain's
-        "table": "toy_shares", "rows": 3, "read": "toy_counts,toy_total"}
+    assert {k: event.metadata[k].value for k in ("table", "rows")} == {"table": "toy_shares", "rows": 3}
     (check,) = result.get_asset_check_evaluations()
     assert (check.asset_key, check.check_name, check.passed) == (dg.AssetKey("toy_shares"), "shares_positive", True)
 

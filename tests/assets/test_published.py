@@ -92,7 +92,7 @@ def test_a_broken_file_fails_the_run_naming_it(tmp_path):
     folder = write_published(tmp_path / "published")
     (folder / "Connect4" / "prototype0.json").write_text('{".a.1": 1.5}')
     config = {"ops": {"published_value_functions": {"config": {"published_vf_dir": str(folder)}}}}
-    result = materialize_with([published_value_functions], JbagSettings(preset="smoke", data_dir=str(tmp_path)),
+    result = materialize_with([published_value_functions], JbagSettings(preset="smoke"), tmp_path,
                               run_config=config, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
     assert not result.success
     assert not lake.table_exists(tmp_path, "published_value_functions")  # never a half-written table

@@ -21,8 +21,8 @@ from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.definitions import ALL_ASSETS, defs
 from jbag_pipeline.defs.assets import REFRESH
 from jbag_pipeline.automation.refresh import REFRESH_TAG, SELFPLAY_KEYS, plan_refresh, with_refresh_conditions
-from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.io_manager import lake_resources
+from jbag_pipeline.resources import JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import lake_resources
 from jbag_pipeline.automation.schedules import BLOCK_EPOCH, seed_block
 from jbag_pipeline.agents.selfplay import selfplay_seeds
 from jbag_pipeline.assets.ingest import INGEST_KEYS
@@ -188,11 +188,12 @@ def test_automation_conditions_start_nothing_on_a_new_instance():
 
 
 def test_the_schedules_run_config_plays_the_next_block_of_seeds(tmp_path):
-    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    settings = JbagSettings(preset="smoke")
     tick = MONDAY_3AM + timedelta(weeks=2)
     request = next(iter(selfplay_refresh_schedule(dg.build_schedule_context(scheduled_execution_time=tick))))
     result = dg.materialize(ALL_ASSETS, selection=["selfplay_games", "selfplay_states"], partition_key="tictactoe",
-                            run_config=request.run_config, resources=lake_resources(settings),
+                            run_config=request.run_config,
+                            resources=lake_resources(settings, LakeResource(data_dir=str(tmp_path))),
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
     games = lake.read_table(tmp_path.resolve(), "selfplay_games", {"game": "tictactoe"})
@@ -208,16 +209,16 @@ def tag_file(path, game_id: int, winner: int = 0):
     return path
 
 
-def evaluate(settings, cursor=None, instance=None):
-    return inbox_sensor(dg.build_sensor_context(cursor=cursor, resources={"settings": settings},
+def evaluate(settings, location, cursor=None, instance=None):
+    return inbox_sensor(dg.build_sensor_context(cursor=cursor, resources={"settings": settings, "lake": location},
                                                 instance=instance or dg.DagsterInstance.ephemeral()))
 
 
 def test_inbox_sensor_requests_new_and_changed_files_only(tmp_path):
     assert inbox_sensor.default_status == dg.DefaultSensorStatus.STOPPED
-    settings = JbagSettings(data_dir=str(tmp_path))
+    settings, location = JbagSettings(), LakeResource(data_dir=str(tmp_path))
     inbox = tmp_path / "inbox"
-    first = evaluate(settings)
+    first = evaluate(settings, location)
     assert not first.run_requests and first.skip_reason
     a = tag_file(inbox / "Nim-1.json", 1)
     b = tag_file(inbox / "more" / "Nim-2.json", 2)
@@ -225,57 +226,57 @@ def test_inbox_sensor_requests_new_and_changed_files_only(tmp_path):
     (inbox / "notes.txt").write_text("not a trajectory")
     os.utime(a, ns=(10**18, 10**18))
     os.utime(b, ns=(2 * 10**18, 2 * 10**18))
-    result = evaluate(settings, first.cursor)
+    result = evaluate(settings, location, first.cursor)
     (request,) = result.run_requests
     assert request.run_config["ops"]["ingested_games"]["config"]["paths"] == [str(a), str(b)]
     assert decode_cursor(result.cursor) == {"Nim-1.json": 10**18, "more/Nim-2.json": 2 * 10**18}
     assert result.cursor == '[["Nim-1.json",1000000000000000000],["more/Nim-2.json",2000000000000000000]]'
     assert {k.to_user_string() for k in request.asset_selection} == set(INGEST_KEYS)  # the model: once ingested
-    assert evaluate(settings, result.cursor).run_requests == []
+    assert evaluate(settings, location, result.cursor).run_requests == []
     os.utime(b, ns=(3 * 10**18, 3 * 10**18))  # rewritten
-    changed = evaluate(settings, result.cursor)
+    changed = evaluate(settings, location, result.cursor)
     assert [r.run_config["ops"]["ingested_games"]["config"]["paths"] for r in changed.run_requests] == [[str(b)]]
     assert changed.run_requests[0].run_key != request.run_key
-    assert evaluate(settings, result.cursor).run_requests[0].run_key == changed.run_requests[0].run_key
+    assert evaluate(settings, location, result.cursor).run_requests[0].run_key == changed.run_requests[0].run_key
     with pytest.raises(ValueError, match="cursor is not a JSON list"):
-        evaluate(settings, "{oops")
+        evaluate(settings, location, "{oops")
 
 
 def test_inbox_sensor_run_ingests_the_files(tmp_path):
-    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    settings, location = JbagSettings(preset="smoke"), LakeResource(data_dir=str(tmp_path))
     tag_file(tmp_path / "inbox" / "Nim-1.json", 1)
     tag_file(tmp_path / "inbox" / "Nim-2.json", 2, winner=1)
     instance = dg.DagsterInstance.ephemeral()
 
     def run(request):
         result = dg.materialize(ALL_ASSETS, selection=list(request.asset_selection), run_config=request.run_config,
-                                partition_key=request.partition_key, resources=lake_resources(settings),
+                                partition_key=request.partition_key, resources=lake_resources(settings, location),
                                 instance=instance)
         assert result.success
 
-    first = evaluate(settings, instance=instance)
+    first = evaluate(settings, location, instance=instance)
     (ingest,) = first.run_requests
     assert {k.to_user_string() for k in ingest.asset_selection} == set(INGEST_KEYS)
     run(ingest)  # ingested_games added the game's dynamic partition
     games = lake.read_table(tmp_path.resolve(), "ingested_games")
     assert games.select("game", "game_id", "winner").rows() == [("nim", 1, 0), ("nim", 2, 1)]
     assert instance.get_dynamic_partitions("ingested_game") == ["nim"]
-    second = evaluate(settings, first.cursor, instance)  # the files are ingested: the changed game's model
+    second = evaluate(settings, location, first.cursor, instance)  # the files are ingested: the changed game's model
     (model,) = second.run_requests
     assert model.partition_key == "nim" and not second.dynamic_partitions_requests
     assert [k.to_user_string() for k in model.asset_selection] == MODEL_TABLES
     busy = dg.DagsterInstance.ephemeral()  # while an ingest run of the sensor is under way: no model run yet
     busy.add_run(DagsterRun(job_name="__ASSET_JOB", run_id="ingesting", tags={"jbag/ingest": "inbox"},
                             status=dg.DagsterRunStatus.STARTED))
-    waiting = evaluate(settings, first.cursor, busy)
+    waiting = evaluate(settings, location, first.cursor, busy)
     assert not waiting.run_requests and waiting.skip_reason.skip_message == "an ingest run is queued or running"
-    fresh = evaluate(settings, first.cursor)  # an instance without the partition: the sensor adds it first
+    fresh = evaluate(settings, location, first.cursor)  # an instance without the partition: the sensor adds it first
     assert [(r.partitions_def_name, r.partition_keys) for r in fresh.dynamic_partitions_requests] == [
         ("ingested_game", ["nim"])] and fresh.run_requests[0].run_key == model.run_key
     run(model)
     assert lake.read_table(tmp_path.resolve(), "ingested_prototypes").filter(pl.col("frequency") == "full")["seat"] \
         .unique().sort().to_list() == [0, 1]
-    third = evaluate(settings, second.cursor, instance)
+    third = evaluate(settings, location, second.cursor, instance)
     assert not third.run_requests and third.skip_reason  # nothing changed since: no model run
 
 

@@ -16,8 +16,8 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.selfplay import selfplay
 from jbag_pipeline.cli.runner import materialize_all
 from jbag_pipeline.definitions import ALL_ASSETS
-from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.storage.io_manager import lake_resources
+from jbag_pipeline.resources import JbagCompute, JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import lake_resources
 
 REPO = Path(__file__).resolve().parents[2]
 GAME = "tictactoe"
@@ -73,7 +73,8 @@ def test_a_bad_preset_file_is_one_line_exit_2_and_creates_nothing(tmp_path):
 
 def _selfplay(root: Path, preset: str, run_config: dict | None = None, **settings) -> dg.ExecuteInProcessResult:
     return dg.materialize([selfplay], partition_key=GAME, instance=dg.DagsterInstance.ephemeral(),
-                          resources=lake_resources(JbagSettings(preset=preset, data_dir=str(root), **settings)),
+                          resources=lake_resources(JbagSettings(preset=preset, **settings),
+                                                   LakeResource(data_dir=str(root))),
                           run_config=run_config, raise_on_error=False)
 
 
@@ -92,8 +93,9 @@ def test_a_file_with_only_its_base_builds_the_base_presets_tables(tmp_path):
 def test_the_dagster_run_config_takes_a_preset_file(tmp_path):
     good = write(tmp_path / "presets", SMALL, "small.toml")
     bad = write(tmp_path / "presets", "[games.tictactoe]\nselfplay_games = 0.5\n", "bad.toml")
-    def config(preset: Path, root: Path) -> dict:  # run config replaces the resource's whole config
-        return {"resources": {"settings": {"config": {"preset": str(preset), "data_dir": str(root)}}}}
+    def config(preset: Path, root: Path) -> dict:  # run config replaces the resources' whole config
+        return {"resources": {"settings": {"config": {"preset": str(preset)}},
+                              "lake": {"config": {"data_dir": str(root)}}}}
 
     result = _selfplay(tmp_path / "default", "smoke", config(good, tmp_path / "data"))
     assert result.success
@@ -125,13 +127,14 @@ def test_jbag_run_and_its_local_workers_read_the_file(tmp_path, monkeypatch, cap
     home = tmp_path / "local_home"
     home.mkdir()
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
-    settings = JbagSettings(preset=str(tmp_path / "small.toml"), data_dir=str(tmp_path / "local"))
-    results = materialize_all(ALL_ASSETS, settings, select=["selfplay_games"], games=["connect4", GAME],
+    settings = JbagSettings(preset=str(tmp_path / "small.toml"))
+    location = LakeResource(data_dir=str(tmp_path / "local"))
+    results = materialize_all(ALL_ASSETS, settings, location, select=["selfplay_games"], games=["connect4", GAME],
                               instance=dg.DagsterInstance.local_temp(str(home)),
                               compute=JbagCompute(backend="local", workers=2), progress=lambda _: None)
     assert [r.games for r in results[:2]] == [2, 3]  # connect4, tictactoe: each worker's own count from the file
-    counts = {game: len(lake.read_table(settings.root(), "selfplay_games", {"game": game}))
+    counts = {game: len(lake.read_table(location.root(), "selfplay_games", {"game": game}))
               for game in ("connect4", GAME)}
     assert counts == {"connect4": 2, GAME: 3}
-    assert pl.read_parquet(lake.partition_path(settings.root(), "selfplay_games", {"game": GAME})).equals(
+    assert pl.read_parquet(lake.partition_path(location.root(), "selfplay_games", {"game": GAME})).equals(
         lake.read_table(tmp_path / "cli", "selfplay_games", {"game": GAME}))

@@ -9,14 +9,14 @@ from jbag_pipeline.cli.checks import ReportedError, error_line
 from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id, parallel_runs, plan
 from jbag_pipeline.assets.transfer import TRANSFER_PAIRS
 from jbag_pipeline.definitions import ALL_ASSETS
-from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.resources import JbagCompute, JbagSettings, LakeResource
 
 
 def test_every_run_of_one_jbag_run_shares_its_run_id_tag(tmp_path):
     instance = dg.DagsterInstance.ephemeral()
-    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
+    settings, location = JbagSettings(preset="smoke"), LakeResource(data_dir=str(tmp_path))
     lines = []
-    results = materialize_all(ALL_ASSETS, settings, select=["tictactoe_values"], instance=instance,
+    results = materialize_all(ALL_ASSETS, settings, location, select=["tictactoe_values"], instance=instance,
                               progress=lines.append, run_id="test-run")
     assert [r.assets for r in results] == [["tictactoe_values"], ["catalog"]]
     assert lines[0] == f"2 Dagster runs, tagged {RUN_TAG}=test-run (filter the UI's run list by it)"
@@ -26,7 +26,8 @@ def test_every_run_of_one_jbag_run_shares_its_run_id_tag(tmp_path):
     runs = instance.get_runs(dg.RunsFilter(tags={RUN_TAG: "test-run"}))
     assert sorted(run.tags[STEP_TAG] for run in runs) == ["1/2", "2/2"]
     assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
-    materialize_all(ALL_ASSETS, settings, select=["tictactoe_values"], instance=instance, progress=lambda _: None)
+    materialize_all(ALL_ASSETS, settings, location, select=["tictactoe_values"], instance=instance,
+                    progress=lambda _: None)
     assert len(instance.get_runs(dg.RunsFilter(tags={RUN_TAG: "test-run"}))) == 2  # the next run has its own id
     assert len(instance.get_runs()) == 4
 
@@ -64,15 +65,15 @@ def test_games_runs_side_by_side_on_local_processes_write_what_one_after_another
     for backend in ("inline", "local"):
         root = tmp_path / backend
         instance = dg.DagsterInstance.local_temp(str(_folder(tmp_path / f"{backend}_home")))
-        settings = JbagSettings(preset="smoke", data_dir=str(root))
+        settings, location = JbagSettings(preset="smoke"), LakeResource(data_dir=str(root))
         compute = JbagCompute(backend=backend, workers=2 if backend == "local" else None)
         steps = plan(ALL_ASSETS, [*SIDE_BY_SIDE["select"], "catalog"], SIDE_BY_SIDE["games"])
         assert parallel_runs(ALL_ASSETS, compute, instance, steps) == (2 if backend == "local" else 1)
         more_workers = JbagCompute(backend=backend, workers=3 if backend == "local" else None)
         assert parallel_runs(ALL_ASSETS, more_workers, instance, steps) == 1  # 3 workers, 2 games: the pool's
         lines = []
-        results = materialize_all(ALL_ASSETS, settings, **SIDE_BY_SIDE, instance=instance, compute=compute,
-                                  progress=lines.append, run_id=backend)
+        results = materialize_all(ALL_ASSETS, settings, location, **SIDE_BY_SIDE, instance=instance,
+                                  compute=compute, progress=lines.append, run_id=backend)
         assert [r.partition for r in results] == ["connect4", "tictactoe", None]
         assert all(r.games == 8 for r in results[:2])  # the workers' games reached this process
         assert lines[-1].startswith("[3/3] catalog: done in ") and lines[-1].endswith("; run ETA 0s")
@@ -84,16 +85,16 @@ def test_games_runs_side_by_side_on_local_processes_write_what_one_after_another
 
 def test_a_games_run_failing_in_a_worker_is_one_line_naming_the_file(tmp_path):
     instance = dg.DagsterInstance.local_temp(str(_folder(tmp_path / "home")))
-    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path / "data"))
+    settings, location = JbagSettings(preset="smoke"), LakeResource(data_dir=str(tmp_path / "data"))
     compute = JbagCompute(backend="local", workers=2)
-    materialize_all(ALL_ASSETS, settings, select=["selfplay_games"], games=SIDE_BY_SIDE["games"],
+    materialize_all(ALL_ASSETS, settings, location, select=["selfplay_games"], games=SIDE_BY_SIDE["games"],
                     instance=instance, compute=compute, progress=lambda _: None)
-    broken = lake.partition_path(settings.root(), "selfplay_states", {"game": "tictactoe"})
+    broken = lake.partition_path(location.root(), "selfplay_states", {"game": "tictactoe"})
     broken.write_bytes(b"not parquet")
     with pytest.raises(ReportedError) as failed:
-        materialize_all(ALL_ASSETS, settings, select=["state_tokens"], games=SIDE_BY_SIDE["games"],
+        materialize_all(ALL_ASSETS, settings, location, select=["state_tokens"], games=SIDE_BY_SIDE["games"],
                         instance=instance, compute=compute, progress=lambda _: None)
-    line = error_line(failed.value, settings.root())
+    line = error_line(failed.value, location.root())
     assert line.startswith(f"lake file {broken} ") and "re-materialise the asset that writes table 'selfplay_states'" \
         in line and "\n" not in line
-    assert lake.partition_path(settings.root(), "state_tokens", {"game": "connect4"}).exists()  # the other run finished
+    assert lake.partition_path(location.root(), "state_tokens", {"game": "connect4"}).exists()  # the other run finished

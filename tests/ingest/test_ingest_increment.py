@@ -83,8 +83,8 @@ def test_ingests_that_add_games_extend_the_model_and_equal_one_ingest_of_all(tmp
     assert_same_tables(root, ingest_at_once(tmp_path, [i for batch in BATCHES for i in batch]))
     classification = lake.read_table(root, "ingested_classification")
     assert classification["n_test"].to_list() == [5] * 4 and classification["accuracy"].null_count() == 0
-    settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
-    assert changed_games(instance, settings) == {}  # the recorded fingerprints are the extended partitions'
+    settings = JbagSettings(preset=settings_from_env().preset)
+    assert changed_games(instance, settings, root) == {}  # the recorded fingerprints are the extended partitions'
     for table, check in (("ingested_bags", "bags_sum_to_one"), ("ingested_prototypes", "prototypes_sum_to_one"),
                          ("ingested_classification", "accuracy_in_range")):
         history = instance.event_log_storage.get_asset_check_execution_history(
@@ -112,8 +112,8 @@ def test_reingesting_a_file_and_rebuilding_the_model_replace_segments_whole(tmp_
     root, instance = tmp_path / "data", dg.DagsterInstance.ephemeral()
     run_ingest(files(tmp_path / "in", BATCHES[0]), root, instance=instance)
     run_ingest(files(tmp_path / "in", BATCHES[2]), root, instance=instance)
-    settings = JbagSettings(preset=settings_from_env().preset, data_dir=str(root))
-    assert materialize_with(INGESTED_MODEL_ASSETS, settings, partition_key="nim", instance=instance).success
+    settings = JbagSettings(preset=settings_from_env().preset)
+    assert materialize_with(INGESTED_MODEL_ASSETS, settings, root, partition_key="nim", instance=instance).success
     for table in MODEL_TABLES:  # the model's own run: one file per partition again
         assert lake.segment_files(root, table, {"game": "nim"}) == [], table
     changed = tmp_path / "in" / "nim-32.json"

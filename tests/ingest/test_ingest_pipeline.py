@@ -211,14 +211,15 @@ def test_a_50_mb_file_is_read_with_memory_bounded_by_its_documents(tmp_path, suf
 
 def test_without_paths_the_asset_ingests_the_inbox_and_an_empty_inbox_is_a_no_op(tmp_path):
     from jbag_pipeline.assets.ingest import ingested_games
-    from jbag_pipeline.resources import JbagSettings
-    from jbag_pipeline.storage.io_manager import lake_resources
+    from jbag_pipeline.resources import JbagSettings, LakeResource
+    from jbag_pipeline.resources.io_manager import lake_resources
 
     instance = dg.DagsterInstance.ephemeral()
 
     def materialize():
         return dg.materialize([ingested_games], instance=instance,
-                              resources=lake_resources(JbagSettings(preset="smoke", data_dir=str(tmp_path))))
+                              resources=lake_resources(JbagSettings(preset="smoke"),
+                                                       LakeResource(data_dir=str(tmp_path))))
 
     assert materialize().success  # what `jbag run` does when nobody dropped files in data/inbox
     assert table(tmp_path.resolve(), "ingested_sources").is_empty()

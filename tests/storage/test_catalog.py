@@ -15,7 +15,8 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.catalog import catalog as catalog_asset
 from jbag_pipeline.storage.catalog import PUBLISHED_FILE, published_dir, publish
 from jbag_pipeline.storage.query import open_catalog, run_query
-from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.resources import JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import lake_resources
 from tests.helpers.storage import build_catalog
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,29 +55,32 @@ def test_old_publications_are_removed_and_live_globs_never_see_published_files(t
     assert lake.read_table(tmp_path, "selfplay_games").height == 1
 
 
-@dg.asset(partitions_def=dg.StaticPartitionsDefinition(["a", "b"]))
-def fake_selfplay(context: dg.AssetExecutionContext, settings: JbagSettings) -> None:
-    game, seed = context.partition_key, settings.get_preset().seed
-    lake.write_table(games(game, [seed * 10, seed * 10 + 1]), settings.root(), "selfplay_games", {"game": game})
+FAKE_GAMES = dg.StaticPartitionsDefinition(["a", "b"])
 
 
-@dg.asset(partitions_def=dg.StaticPartitionsDefinition(["a", "b"]), deps=[fake_selfplay])
-def fake_tokens(context: dg.AssetExecutionContext, settings: JbagSettings) -> None:
-    game = context.partition_key
-    ids = lake.read_table(settings.root(), "selfplay_games", {"game": game})["game_id"]
-    lake.write_table(pl.DataFrame({"game": game, "game_id": ids, "token": "t"}), settings.root(), "state_tokens",
-                     {"game": game})
+@dg.asset(name="selfplay_games", partitions_def=FAKE_GAMES)
+def fake_selfplay(context: dg.AssetExecutionContext, settings: JbagSettings) -> pl.DataFrame:
+    seed = settings.get_preset().seed
+    return games(context.partition_key, [seed * 10, seed * 10 + 1])
 
 
-@dg.asset(deps=[fake_tokens])
-def fake_summary(settings: JbagSettings) -> None:
-    tokens = lake.read_table(settings.root(), "state_tokens")
-    lake.write_table(tokens.group_by("game").len().sort("game"), settings.root(), "evaluation_summary")
+@dg.asset(name="state_tokens", partitions_def=FAKE_GAMES)
+def fake_tokens(context: dg.AssetExecutionContext, selfplay_games: pl.DataFrame) -> pl.DataFrame:
+    return pl.DataFrame({"game": context.partition_key, "game_id": selfplay_games["game_id"], "token": "t"})
+
+
+@dg.asset(name="evaluation_summary")
+def fake_summary(state_tokens: pl.DataFrame) -> pl.DataFrame:
+    return state_tokens.group_by("game").len().sort("game")
 
 
 def materialize(assets, root: Path, seed: int, game: str | None = None) -> dg.ExecuteInProcessResult:
-    return dg.materialize(assets, partition_key=game, instance=dg.DagsterInstance.ephemeral(),
-                          resources={"settings": JbagSettings(preset="smoke", seed=seed, data_dir=str(root))})
+    """Run `assets` (the lake IO manager writes them, with lineage) among the fakes and the catalog."""
+    return dg.materialize([fake_selfplay, fake_tokens, fake_summary, catalog_asset],
+                          selection=[key for a in assets for key in a.keys], partition_key=game,
+                          instance=dg.DagsterInstance.ephemeral(),
+                          resources=lake_resources(JbagSettings(preset="smoke", seed=seed),
+                                                   LakeResource(data_dir=str(root))))
 
 
 def test_partitions_built_from_another_runs_self_play_are_withheld_and_the_check_fails(tmp_path):

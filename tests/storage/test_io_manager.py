@@ -1,5 +1,9 @@
 """The lake IO manager writes an asset's frame to its lake partition (game, game/pair, or the folder key its metadata
-names) with row count, path and preview, and loads the partitions an input maps to."""
+names) with row count, path, preview and lineage, and loads the partitions an input maps to."""
+
+import subprocess
+import sys
+from pathlib import Path
 
 import dagster as dg
 import numpy as np
@@ -7,8 +11,8 @@ import polars as pl
 import pytest
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.io_manager import PARTITION_EXPR, lake_partition, lake_resources
+from jbag_pipeline.resources import JbagSettings, LakeResource
+from jbag_pipeline.resources.io_manager import OPTIONAL, PARTITION_EXPR, lake_partition, lake_resources
 
 GAMES = dg.StaticPartitionsDefinition(["a", "b"])
 GAME_PAIRS = dg.MultiPartitionsDefinition({"game": GAMES, "pair": dg.StaticPartitionsDefinition(["x", "y"])})
@@ -79,12 +83,17 @@ def after_two(second: pl.DataFrame) -> pl.DataFrame:
     return second
 
 
+@dg.asset(ins={"per_game": dg.AssetIn(metadata={OPTIONAL: True})})
+def if_any(per_game: pl.DataFrame | None) -> pl.DataFrame:
+    return pl.DataFrame({"games": [] if per_game is None else sorted(set(per_game["game"]))}, schema={"games": pl.String})
+
+
 ASSETS = [per_game, per_game_doubled, per_pair, per_variant, of_b, of_all, big, small, streamed, scanned,
-          two_outputs, after_two]
+          two_outputs, after_two, if_any]
 
 
 def run(root, selection, partition_key=None):
-    resources = lake_resources(JbagSettings(preset="smoke", data_dir=str(root)))
+    resources = lake_resources(JbagSettings(preset="smoke"), LakeResource(data_dir=str(root)))
     result = dg.materialize(ASSETS, selection=selection, partition_key=partition_key, resources=resources,
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
@@ -117,11 +126,11 @@ def test_outputs_land_in_their_lake_partitions_and_inputs_load_what_they_map_to(
     assert lake.read_table(tmp_path, "of_all")["pair"].to_list() == ["x", "x", "y", "y"]  # every partition written
 
 
-def test_a_run_config_override_of_the_settings_moves_the_lake(tmp_path):
+def test_a_run_config_override_of_the_lake_moves_the_lake(tmp_path):
     default, chosen = tmp_path / "default", tmp_path / "chosen"
-    resources = lake_resources(JbagSettings(preset="smoke", data_dir=str(default)))
+    resources = lake_resources(JbagSettings(preset="smoke"), LakeResource(data_dir=str(default)))
     result = dg.materialize(ASSETS, selection=["per_game"], partition_key="a", resources=resources,
-                            run_config={"resources": {"settings": {"config": {"data_dir": str(chosen)}}}},
+                            run_config={"resources": {"lake": {"config": {"data_dir": str(chosen)}}}},
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
     assert lake.read_table(chosen, "per_game", {"game": "a"})["v"].to_list() == [1, 2]
@@ -168,3 +177,34 @@ def test_an_ops_later_outputs_carry_its_usage_so_far_not_the_next_ops():
     peaks = [e.event_specific_data.materialization.metadata["peak_rss_mb"].value for e in (first, second)]
     assert peaks[1] > peaks[0] + 300  # the 400 MB block is the op's, counted at its later output
     assert after.metadata["peak_rss_mb"].value < peaks[1] - 300  # and not the next op's, which starts at its input
+
+
+def test_an_optional_input_is_none_until_the_lake_holds_some_of_it_then_what_it_holds(tmp_path):
+    run(tmp_path, ["if_any"])
+    assert lake.read_table(tmp_path, "if_any")["games"].to_list() == []
+    run(tmp_path, ["per_game"], "b")
+    run(tmp_path, ["if_any"])
+    assert lake.read_table(tmp_path, "if_any")["games"].to_list() == ["b"]
+
+
+def test_lineage_is_the_steps_inputs_plus_the_runs_own_generation_for_a_game(tmp_path):
+    run(tmp_path, ["per_game"], "a")
+    resources = lake_resources(JbagSettings(preset="smoke", seed=7), LakeResource(data_dir=str(tmp_path)))
+    assert dg.materialize(ASSETS, selection=["per_game_doubled"], partition_key="a", resources=resources,
+                          instance=dg.DagsterInstance.ephemeral()).success
+    run(tmp_path, ["per_game"], "b")
+    run(tmp_path, ["of_b"])  # unpartitioned: no generation of its own, its input's
+    smoke, seven = {"preset": "smoke", "seed": 0}, {"preset": "smoke", "seed": 7}
+    assert lake.read_lineage(lake.partition_path(tmp_path, "per_game", {"game": "a"})) == {"a": [smoke]}
+    assert lake.read_lineage(lake.partition_path(tmp_path, "per_game_doubled", {"game": "a"})) == \
+        {"a": [smoke, seven]}  # its input's generation and its own: the catalog withholds it
+    assert lake.read_lineage(lake.partition_path(tmp_path, "of_b")) == {"b": [smoke]}
+    lake.write_table(pl.DataFrame({"v": [1]}), tmp_path, "outside")  # no IO manager: no lineage
+    assert lake.read_lineage(lake.partition_path(tmp_path, "outside")) == {}
+
+
+def test_the_lake_module_imports_no_dagster():
+    code = "import sys, jbag_pipeline.storage.lake; print(sorted(m for m in sys.modules if m.startswith('dagster')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.stdout.strip() == "[]"

@@ -271,11 +271,11 @@ def test_the_transfer_asset_writes_results_with_the_control_and_verdicts(tmp_pat
 
     import jbag_pipeline.storage.lake as lake
     from jbag_pipeline.assets.transfer import transfer
-    from jbag_pipeline.resources import JbagSettings
-    from jbag_pipeline.storage.io_manager import lake_resources
+    from jbag_pipeline.resources import JbagSettings, LakeResource
+    from jbag_pipeline.resources.io_manager import lake_resources
 
-    settings = JbagSettings(preset="smoke", data_dir=str(tmp_path))
-    result = dg.materialize([transfer], partition_key="connect4-8x8-to-6x7", resources=lake_resources(settings),
+    resources = lake_resources(JbagSettings(preset="smoke"), LakeResource(data_dir=str(tmp_path)))
+    result = dg.materialize([transfer], partition_key="connect4-8x8-to-6x7", resources=resources,
                             instance=dg.DagsterInstance.ephemeral())
     assert result.success
     checks = result.get_asset_check_evaluations()
