@@ -4,10 +4,8 @@ import dagster as dg
 import orjson
 import polars as pl
 
-from engines import GAMES
+from jbag_pipeline.partitions import game_partitions  # noqa: F401 - the asset modules' name for it
 from jbag_pipeline.storage.render import markdown_table
-
-game_partitions = dg.StaticPartitionsDefinition(sorted(GAMES))
 
 
 def read_partition(settings, table: str, game: str) -> pl.DataFrame:

@@ -33,6 +33,15 @@ def fingerprint(settings, game: str, inputs: tuple[str, ...]) -> dict:
     return {FINGERPRINT_KEY: input_fingerprint(settings.root(), inputs, game, repr(settings.get_preset()))}
 
 
+def recorded_fingerprint(instance: dg.DagsterInstance, table: str, game: str) -> str | None:
+    """The input fingerprint the latest materialisation of `table`'s partition `game` recorded (None if none):
+    what `fingerprint` wrote, read back by the ingest's increment and automation/ingested.py."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(table), asset_partitions=[game]), limit=1).records
+    value = records[0].asset_materialization.metadata.get(FINGERPRINT_KEY) if records else None
+    return getattr(value, "value", value)
+
+
 INGESTED_CHAIN = Chain(
     tables={"states": STATES_TABLE, "games": GAMES_TABLE, "tokens": TOKENS_TABLE, "sampled": SAMPLED_TABLE,
             "bags": BAGS_TABLE, "prototypes": PROTOTYPES_TABLE, "classification": CLASSIFICATION_TABLE},

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.automation.refresh import BLOCK_TAG, REFRESH_TAG, RefreshPlan, plan_refresh, with_refresh_conditions
 
 BLOCK_EPOCH = datetime(2026, 1, 5, tzinfo=timezone.utc)  # a Monday; ticks run Mondays 03:00 UTC

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
 from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games

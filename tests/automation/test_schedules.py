@@ -17,7 +17,7 @@ from dagster._core.run_coordinator import QueuedRunCoordinator
 from dagster._core.storage.dagster_run import DagsterRun
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.definitions import ALL_ASSETS, defs
 from jbag_pipeline.defs.assets import REFRESH
 from jbag_pipeline.automation.refresh import REFRESH_TAG, SELFPLAY_KEYS, plan_refresh, with_refresh_conditions
