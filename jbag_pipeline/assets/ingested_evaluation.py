@@ -15,6 +15,7 @@ from jbag_pipeline.agents.ingested_evaluation import SKIPPED, engine_for, evalua
 from jbag_pipeline.agents.published_evaluation import skipped_notes
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.assets.ingested_model import PROTOTYPES_TABLE, ingested_blacklist
+from jbag_pipeline.assets.run_policy import AFTER_INGESTED, OPT_IN, YES
 from jbag_pipeline.ingest.store import GAMES_TABLE, SOURCES_TABLE, partitions, read_or_empty
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
@@ -25,6 +26,7 @@ CHECKS = ("every_ingested_game_reported", "every_seat_played", "win_rates_within
 
 @dg.asset(group_name="ingest", deps=[PROTOTYPES_TABLE, GAMES_TABLE, SOURCES_TABLE],
           check_specs=[dg.AssetCheckSpec(name, asset="ingested_vf_evaluation") for name in CHECKS],
+          tags={OPT_IN: YES, AFTER_INGESTED: YES},
           description="Per ingested TAG game that one of our engines plays: a JSON-Bag OSLA valuing our states in "
                       "TAG's dialect by its ingested winner prototypes (frequency full, its ingest mode) in each "
                       "seat against baseline OSLAs, beside the control arm on the same seeds: win rates (Wilson "
