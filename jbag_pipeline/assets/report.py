@@ -2,12 +2,13 @@
 
 import dagster as dg
 
+from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.assets.run_policy import SUMMARY, YES
 from jbag_pipeline.report import write_report
 from jbag_pipeline.resources import JbagSettings
 
 
-@dg.asset(group_name="report", tags={SUMMARY: YES}, deps=["catalog"],
+@dg.asset(group_name="report", tags={SUMMARY: YES}, automation_condition=SUMMARY_CONDITION, deps=["catalog"],
           description="HTML + Markdown report of every table in the lake, with plots.")
 def report(settings: JbagSettings) -> dg.MaterializeResult:
     path = write_report(settings.root())

@@ -6,6 +6,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
+from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.assets.run_policy import GAME
 from jbag_pipeline.presets import token_filter_for
 from jbag_pipeline.resources import JbagSettings
@@ -62,7 +63,7 @@ METRICS_NOTE = (
 TICTACTOE = dg.SpecificPartitionsPartitionMapping(["tictactoe"])  # the tic-tac-toe partition of a per-game table
 
 
-@dg.asset(group_name="tictactoe", tags={GAME: "tictactoe"},
+@dg.asset(group_name="tictactoe", tags={GAME: "tictactoe"}, automation_condition=SUMMARY_CONDITION,
           ins={"winner_prototypes": dg.AssetIn(partition_mapping=TICTACTOE),
                "selected_features": dg.AssetIn(partition_mapping=TICTACTOE), "tictactoe_compression": dg.AssetIn()},
           check_specs=[dg.AssetCheckSpec("board_count", asset="tictactoe_jsonbag")],
