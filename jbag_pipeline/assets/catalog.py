@@ -3,7 +3,7 @@
 import dagster as dg
 
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
-from jbag_pipeline.assets.run_policy import SUMMARY, YES
+from jbag_pipeline.run_policy import SUMMARY, YES
 from jbag_pipeline.storage.catalog import VIEWS, catalog_path, publish
 from jbag_pipeline.resources import JbagSettings
 

@@ -8,7 +8,7 @@ updates made by refresh runs (tag REFRESH_TAG), so a `jbag run` never triggers t
 
 import dagster as dg
 
-from jbag_pipeline.assets.run_policy import YES
+from jbag_pipeline.run_policy import YES
 
 REFRESH_TAG = "jbag/refresh"  # on every run of a refresh: the schedule's and the automation sensor's
 FOLLOW_UP = "jbag/refresh_follow_up"  # on each stage-2 asset (value YES): what a summary waits for

@@ -15,10 +15,10 @@ from jbag_pipeline.agents.ingested_evaluation import SKIPPED, engine_for, evalua
 from jbag_pipeline.agents.published_evaluation import skipped_notes
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.assets.ingested_model import PROTOTYPES_TABLE, ingested_blacklist
-from jbag_pipeline.assets.run_policy import AFTER_INGESTED, OPT_IN, YES
 from jbag_pipeline.ingest.store import GAMES_TABLE, SOURCES_TABLE, partitions, read_or_empty
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.run_policy import AFTER_INGESTED, OPT_IN, YES
 from jbag_pipeline.storage.schemas import INGESTED_SOURCES, INGESTED_VF_EVALUATION, SELFPLAY_GAMES, WINNER_PROTOTYPES
 
 CHECKS = ("every_ingested_game_reported", "every_seat_played", "win_rates_within_intervals")

@@ -10,11 +10,11 @@ import polars as pl
 
 from jbag_pipeline.agents.published_evaluation import SKIPPED, evaluate_published, skipped_notes, skipped_row
 from jbag_pipeline.assets.common import preview
-from jbag_pipeline.assets.run_policy import OPT_IN, YES
 from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, SUM_TOLERANCE, from_table, provenance,
                                            prototype_sum_errors, published_table, read_published)
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.run_policy import OPT_IN, YES
 from jbag_pipeline.storage.schemas import PUBLISHED_VALUE_FUNCTIONS, PUBLISHED_VF_EVALUATION
 
 DIR_VARIABLE = "JBAG_PUBLISHED_VF_DIR"

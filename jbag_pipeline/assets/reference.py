@@ -6,9 +6,9 @@ import time
 import dagster as dg
 
 from jbag_pipeline.assets.common import preview
-from jbag_pipeline.assets.run_policy import OPT_IN, YES
 from jbag_pipeline.model.reference import reference_reproduction as reproduce
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.run_policy import OPT_IN, YES
 
 
 class ReferenceConfig(dg.Config):

@@ -3,9 +3,9 @@
 import dagster as dg
 
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
-from jbag_pipeline.assets.run_policy import SUMMARY, YES
 from jbag_pipeline.report import write_report
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.run_policy import SUMMARY, YES
 
 
 @dg.asset(group_name="report", tags={SUMMARY: YES}, automation_condition=SUMMARY_CONDITION, deps=["catalog"],

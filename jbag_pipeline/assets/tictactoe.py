@@ -7,9 +7,9 @@ import polars as pl
 
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
-from jbag_pipeline.assets.run_policy import GAME
 from jbag_pipeline.presets import token_filter_for
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.run_policy import GAME
 from jbag_pipeline.tictactoe.exact import evaluation_table
 from jbag_pipeline.tictactoe.jsonbag import jsonbag_vs_exact_table, plot_jsonbag_vs_compression
 from jbag_pipeline.tictactoe.table import compression_table, plot_compression

@@ -7,9 +7,9 @@ import dagster as dg
 from engines import load_game
 from jbag_pipeline.agents.tuning import play_tuning, tuning_table
 from jbag_pipeline.assets.common import game_partitions, preview
-from jbag_pipeline.assets.run_policy import OPT_IN, YES
 from jbag_pipeline.presets import game_run, tuning_candidates
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.run_policy import OPT_IN, YES
 
 
 @dg.asset(group_name="selfplay", partitions_def=game_partitions, tags={OPT_IN: YES},

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline.assets.run_policy import AFTER_INGESTED, GAME, OPT_IN, SUMMARY
-from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
 from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games
 from jbag_pipeline.compute.lifeline import bind_to_owner, owner_alive, owner_token
+from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.run_policy import AFTER_INGESTED, GAME, OPT_IN, SUMMARY
 from jbag_pipeline.storage.io_manager import lake_resources
 
 
@@ -64,7 +64,7 @@ def _game_of(partition_key: str) -> str:
 
 
 def tagged(assets_defs, tag: str) -> dict[str, str]:
-    """Asset name -> its value of `tag` (assets/run_policy.py), for each asset that carries the tag."""
+    """Asset name -> its value of `tag` (run_policy.py), for each asset that carries the tag."""
     return {spec.key.to_user_string(): spec.tags[tag] for a in assets_defs for spec in a.specs if tag in spec.tags}
 
 

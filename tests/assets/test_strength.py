@@ -6,7 +6,7 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.selfplay import selfplay
 from jbag_pipeline.assets.strength import selfplay_strength
 from jbag_pipeline.assets.tuning import selfplay_tuning
-from jbag_pipeline.assets.run_policy import OPT_IN
+from jbag_pipeline.run_policy import OPT_IN
 from jbag_pipeline.cli.runner import tagged
 from jbag_pipeline.presets import PRESETS, game_run, tuning_candidates
 from jbag_pipeline.storage.schemas import SELFPLAY_STRENGTH, SELFPLAY_TUNING

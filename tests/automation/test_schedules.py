@@ -20,7 +20,7 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.definitions import ALL_ASSETS, defs
 from jbag_pipeline.assets.conditions import FOLLOW_UP, FOLLOW_UP_CONDITION, REFRESH_TAG, SUMMARY_CONDITION
-from jbag_pipeline.assets.run_policy import YES
+from jbag_pipeline.run_policy import YES
 from jbag_pipeline.defs.automation import REFRESH
 from jbag_pipeline.automation.refresh import SELFPLAY_KEYS, check_conditions, plan_refresh
 from jbag_pipeline.resources import JbagSettings

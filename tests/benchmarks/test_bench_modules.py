@@ -17,7 +17,7 @@ from jbag_pipeline.model.state_tokens import tokenize_states
 @pytest.mark.slow  # imports the Dagster definitions: about 10 s on the shared machine
 def test_asset_groups_come_after_the_groups_they_read():
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.assets.run_policy import OPT_IN
+    from jbag_pipeline.run_policy import OPT_IN
     from jbag_pipeline.cli.runner import tagged
 
     opt_in = set(tagged(ALL_ASSETS, OPT_IN))

@@ -6,7 +6,7 @@ import pytest
 from engines import GAMES
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.cli.checks import ReportedError, error_line
-from jbag_pipeline.assets.run_policy import AFTER_INGESTED, GAME, OPT_IN, SUMMARY, YES
+from jbag_pipeline.run_policy import AFTER_INGESTED, GAME, OPT_IN, SUMMARY, YES
 from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id, parallel_runs, plan
 from jbag_pipeline.assets.transfer import TRANSFER_PAIRS
 from jbag_pipeline.definitions import ALL_ASSETS

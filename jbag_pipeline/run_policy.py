@@ -1,7 +1,5 @@
-"""How `jbag run` treats an asset, declared on the asset as a tag (cli/runner.plan reads them off the definitions).
-
-Each tag's value is "true", except GAME's, which names the game.
-"""
+"""How `jbag run` treats an asset: tags the asset declares and cli/runner.plan reads off the definitions (a leaf
+module, so that neither imports the other for them). Each tag's value is YES, except GAME's, which names the game."""
 
 OPT_IN = "jbag/opt_in"  # outside the default selection: runs only when --select names it
 AFTER_INGESTED = "jbag/after_ingested"  # reads the ingested model's lake tables: a step of its own after that model
