@@ -32,7 +32,10 @@ def asset_groups() -> list[tuple[str, list[str]]]:
     import jbag_pipeline.cli.runner as runner
     from jbag_pipeline.definitions import ALL_ASSETS
 
-    opt_in = getattr(runner, "OPT_IN_ASSETS", set())  # assets `jbag run` skips unless --select names them
+    # assets `jbag run` skips unless --select names them: tagged jbag/opt_in (run_policy.py), or listed in
+    # cli/runner.py by a checkout from before the tags
+    opt_in = {spec.key.to_user_string() for a in ALL_ASSETS for spec in a.specs if "jbag/opt_in" in spec.tags} \
+        | getattr(runner, "OPT_IN_ASSETS", set())
     group_of, keys_of, needs = {}, {}, {}
     for assets_def in ALL_ASSETS:
         for key, group in assets_def.group_names_by_key.items():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline.defs.assets import REFRESH
+from jbag_pipeline.defs.assets import ASSETS
 
 defs = dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
 
-ALL_ASSETS = REFRESH.assets  # the asset definitions in `defs`, for `jbag run` (dg.materialize takes a list)
+ALL_ASSETS = ASSETS  # the asset definitions in `defs`, for `jbag run` (dg.materialize takes a list)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jbag_pipeline.cli.checks import ASSET_NAMES
+from jbag_pipeline.cli.asset_names import ASSET_NAMES
 
 REPO = Path(__file__).resolve().parents[1]
 DG = shutil.which("dg", path=str(Path(sys.executable).parent)) or shutil.which("dg")

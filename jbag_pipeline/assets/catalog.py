@@ -2,12 +2,15 @@
 
 import dagster as dg
 
+from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
+from jbag_pipeline.run_policy import SUMMARY, YES
 from jbag_pipeline.storage.catalog import VIEWS, catalog_path, publish
 from jbag_pipeline.resources import LakeResource
 
 
 @dg.asset(group_name="catalog", deps=list(dict.fromkeys(VIEWS.values())),
           description="data/jbag.duckdb: one view per lake table (games, states, tokens, bags, prototypes, ...).",
+          tags={SUMMARY: YES}, automation_condition=SUMMARY_CONDITION,
           check_specs=[dg.AssetCheckSpec("one_generation_per_game", asset="catalog",
                                          description="no game partition was withheld for coming from another run")])
 def catalog(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:

@@ -4,12 +4,10 @@ import dagster as dg
 import orjson
 import polars as pl
 
-from engines import GAMES
+from jbag_pipeline.partitions import game_partitions  # noqa: F401 - the asset modules' name for it
 from jbag_pipeline.resources.metadata import preview
 
 __all__ = ["game_partitions", "game_setup", "preview", "sum_to_one_check"]  # preview: every asset's, kept here
-
-game_partitions = dg.StaticPartitionsDefinition(sorted(GAMES))
 
 
 def game_setup(selfplay: pl.DataFrame) -> tuple[int, dict]:

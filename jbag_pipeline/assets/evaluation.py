@@ -7,6 +7,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview
+from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.agents.evaluation import control_arm, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, SENSITIVITY_VARIANT
@@ -122,17 +123,17 @@ SUMMARY_INPUTS = {  # summary table -> what it is computed from (its lineage in 
 
 @dg.multi_asset(
     outs={
-        "evaluation_summary": dg.AssetOut(group_name="evaluation", description=(
+        "evaluation_summary": dg.AssetOut(group_name="evaluation", automation_condition=SUMMARY_CONDITION, description=(
             "Per pair and seat: win rate (Wilson 95%), mean score (bounded 95% interval), exact test against the "
             "control, Holm-adjusted p and a verdict.")),
-        "paper_table_1": dg.AssetOut(group_name="evaluation", description=(
+        "paper_table_1": dg.AssetOut(group_name="evaluation", automation_condition=SUMMARY_CONDITION, description=(
             "Table I: the top-3 (prototype frequency, feature variant) pairs per game.")),
-        "paper_table_2": dg.AssetOut(group_name="evaluation", description=(
+        "paper_table_2": dg.AssetOut(group_name="evaluation", automation_condition=SUMMARY_CONDITION, description=(
             "Table II: the best prototype frequency without feature selection per game.")),
-        "effect_sizes": dg.AssetOut(group_name="evaluation", description=(
+        "effect_sizes": dg.AssetOut(group_name="evaluation", automation_condition=SUMMARY_CONDITION, description=(
             "Table III: eta-squared, partial eta-squared, omega-squared and the ANOVA F test of prototype frequency "
             "and feature selection per game, beside the null expectation.")),
-        "verdicts": dg.AssetOut(group_name="evaluation", description=(
+        "verdicts": dg.AssetOut(group_name="evaluation", automation_condition=SUMMARY_CONDITION, description=(
             "One row per game: the paper's claim, our best pair against the control, the verdict, its worst seat "
             "and whether its learning curve decides it.")),
     },

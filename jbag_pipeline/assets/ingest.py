@@ -16,8 +16,7 @@ import polars as pl
 
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.assets.ingested_increment import ModelIncrement
-from jbag_pipeline.assets.ingested_model import MODEL_TABLES, sync_partitions
-from jbag_pipeline.automation.ingested import recorded_fingerprint
+from jbag_pipeline.assets.ingested_model import MODEL_TABLES, recorded_fingerprint, sync_partitions
 from jbag_pipeline.ingest.refresh import remove_games_not_in
 from jbag_pipeline.ingest.trajectories import IngestBatch, problem_lines, read_trajectories
 from jbag_pipeline.ingest.store import (GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE, STATES_TABLE, TOKENS_TABLE,

@@ -19,6 +19,7 @@ from jbag_pipeline.ingest.store import GAMES_TABLE, SOURCES_TABLE
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.resources.io_manager import OPTIONAL
+from jbag_pipeline.run_policy import AFTER_INGESTED, OPT_IN, YES
 from jbag_pipeline.schemas import INGESTED_SOURCES, INGESTED_VF_EVALUATION, SELFPLAY_GAMES, WINNER_PROTOTYPES
 
 CHECKS = ("every_ingested_game_reported", "every_seat_played", "win_rates_within_intervals")
@@ -33,6 +34,7 @@ def _or_empty(table: pl.DataFrame | None, schema: dict) -> pl.DataFrame:
           ins={name: dg.AssetIn(name, metadata={OPTIONAL: True}) for name in (PROTOTYPES_TABLE, GAMES_TABLE,
                                                                               SOURCES_TABLE)},
           check_specs=[dg.AssetCheckSpec(name, asset="ingested_vf_evaluation") for name in CHECKS],
+          tags={OPT_IN: YES, AFTER_INGESTED: YES},
           description="Per ingested TAG game that one of our engines plays: a JSON-Bag OSLA valuing our states in "
                       "TAG's dialect by its ingested winner prototypes (frequency full, its ingest mode) in each "
                       "seat against baseline OSLAs, beside the control arm on the same seeds: win rates (Wilson "

@@ -14,6 +14,7 @@ from jbag_pipeline.analysis.leakage import TAG_TURN_ORDER_FIELDS
 from jbag_pipeline.assets.model_chain import (ACCURACY_IN_RANGE, BAGS_SUM_TO_ONE, PROTOTYPES_SUM_TO_ONE, Chain, Step,
                                               bag, chain_assets, classify, prototype, sample)
 from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE
+from jbag_pipeline.storage.fingerprint import FINGERPRINT_KEY
 
 SAMPLED_TABLE = "ingested_sampled_states"
 BAGS_TABLE = "ingested_bags"
@@ -25,6 +26,15 @@ INGESTED_GAMES = dg.DynamicPartitionsDefinition(name="ingested_game")  # one par
 def ingested_blacklist(preset, game: str) -> tuple[str, ...]:
     """The game's blacklist plus TAG's common counters: ingested states are TAG documents, whatever their name."""
     return tuple(dict.fromkeys((*preset.blacklist_for(game), *TAG_TURN_ORDER_FIELDS)))
+
+
+def recorded_fingerprint(instance: dg.DagsterInstance, table: str, game: str) -> str | None:
+    """The input fingerprint the latest materialisation of `table`'s partition `game` recorded (None if none):
+    what the lake IO manager wrote, read back by the ingest's increment and automation/ingested.py."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(table), asset_partitions=[game]), limit=1).records
+    value = records[0].asset_materialization.metadata.get(FINGERPRINT_KEY) if records else None
+    return getattr(value, "value", value)
 
 
 INGESTED_CHAIN = Chain(

@@ -14,6 +14,7 @@ from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, SUM_TOLERANCE, fro
                                            prototype_sum_errors, published_table, read_published)
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.run_policy import OPT_IN, YES
 from jbag_pipeline.schemas import PUBLISHED_VALUE_FUNCTIONS, PUBLISHED_VF_EVALUATION
 
 DIR_VARIABLE = "JBAG_PUBLISHED_VF_DIR"
@@ -33,7 +34,7 @@ def _folder_problem(folder: str | None) -> str | None:
     return None
 
 
-@dg.asset(group_name="published",
+@dg.asset(group_name="published", tags={OPT_IN: YES},
           check_specs=[dg.AssetCheckSpec("prototypes_sum_to_one", asset="published_value_functions")],
           description="The authors' winner prototypes and top-k feature lists (../shared/data/jsonbag_vf_published), "
                       "validated; kind prototype rows (seat, token, count, p) and kind feature rows (rank, token). "
@@ -55,7 +56,7 @@ def published_value_functions(context: dg.AssetExecutionContext, config: Publish
                               metadata={"max_abs_error": worst})
 
 
-@dg.asset(group_name="published",
+@dg.asset(group_name="published", tags={OPT_IN: YES},
           check_specs=[dg.AssetCheckSpec("every_published_game_reported", asset="published_vf_evaluation"),
                        dg.AssetCheckSpec("win_rates_within_intervals", asset="published_vf_evaluation")],
           description="The authors' JSON-Bag OSLA (their prototypes and features, our states in TAG's dialect) in "

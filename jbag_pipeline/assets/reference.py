@@ -8,6 +8,7 @@ import dagster as dg
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.model.reference import reference_reproduction as reproduce
 from jbag_pipeline.resources import JbagSettings
+from jbag_pipeline.run_policy import OPT_IN, YES
 
 
 class ReferenceConfig(dg.Config):
@@ -17,7 +18,7 @@ class ReferenceConfig(dg.Config):
     n_splits: int = 10
 
 
-@dg.asset(group_name="reference",
+@dg.asset(group_name="reference", tags={OPT_IN: YES},
           check_specs=[dg.AssetCheckSpec("accuracy_near_published", asset="reference_reproduction")],
           description="P-NNS + JSD and Random Forest agent-classification accuracy on the original JSON-Bag data "
                       "(10 random 50/50 splits), next to the published numbers. Not in the default selection.")

@@ -6,8 +6,10 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.assets.common import preview
+from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.presets import token_filter_for
 from jbag_pipeline.resources import JbagSettings, LakeResource
+from jbag_pipeline.run_policy import GAME
 from jbag_pipeline.tictactoe.exact import evaluation_table
 from jbag_pipeline.tictactoe.jsonbag import jsonbag_vs_exact_table, plot_jsonbag_vs_compression
 from jbag_pipeline.tictactoe.table import compression_table, plot_compression
@@ -61,7 +63,7 @@ METRICS_NOTE = (
 TICTACTOE = dg.SpecificPartitionsPartitionMapping(["tictactoe"])  # the tic-tac-toe partition of a per-game table
 
 
-@dg.asset(group_name="tictactoe",
+@dg.asset(group_name="tictactoe", tags={GAME: "tictactoe"}, automation_condition=SUMMARY_CONDITION,
           ins={"winner_prototypes": dg.AssetIn(partition_mapping=TICTACTOE),
                "selected_features": dg.AssetIn(partition_mapping=TICTACTOE), "tictactoe_compression": dg.AssetIn()},
           check_specs=[dg.AssetCheckSpec("board_count", asset="tictactoe_jsonbag")],

@@ -9,9 +9,10 @@ from jbag_pipeline.agents.tuning import play_tuning, tuning_table
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run, tuning_candidates
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.run_policy import OPT_IN, YES
 
 
-@dg.asset(group_name="selfplay", partitions_def=game_partitions,
+@dg.asset(group_name="selfplay", partitions_def=game_partitions, tags={OPT_IN: YES},
           description="Each MCTS candidate of the preset's tuning grid in each seat against the game's self-play "
                       "agent: win rate (Wilson 95%), CPU seconds per decision, Can't Stop's rolls and busts per "
                       "turn; best first. Not in the default selection.")

@@ -11,20 +11,12 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline.assets.ingested_model import CHAIN, sync_partitions
-from jbag_pipeline.ingest.refresh import FINGERPRINT_KEY, input_fingerprint, stale_tables
+from jbag_pipeline.assets.ingested_model import CHAIN, recorded_fingerprint, sync_partitions
+from jbag_pipeline.ingest.refresh import input_fingerprint, stale_tables
 from jbag_pipeline.ingest.store import GAMES_TABLE, STATES_TABLE, TOKENS_TABLE, partitions
 from jbag_pipeline.resources import JbagSettings
 
 ROOT_INPUTS = (GAMES_TABLE, STATES_TABLE, TOKENS_TABLE)  # what ingested_games writes: the chain's inputs
-
-
-def recorded_fingerprint(instance: dg.DagsterInstance, table: str, game: str) -> str | None:
-    """The input fingerprint the latest materialisation of `table`'s partition `game` recorded (None if none)."""
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(table), asset_partitions=[game]), limit=1).records
-    value = records[0].asset_materialization.metadata.get(FINGERPRINT_KEY) if records else None
-    return getattr(value, "value", value)
 
 
 def changed_games(instance: dg.DagsterInstance, settings: JbagSettings, root: Path) -> dict[str, list[str]]:

@@ -17,8 +17,9 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from jbag_pipeline.assets.common import game_partitions
-from jbag_pipeline.automation.refresh import BLOCK_TAG, REFRESH_TAG, RefreshPlan, plan_refresh, with_refresh_conditions
+from jbag_pipeline.partitions import game_partitions
+from jbag_pipeline.assets.conditions import REFRESH_TAG
+from jbag_pipeline.automation.refresh import BLOCK_TAG, RefreshPlan, check_conditions, plan_refresh
 
 BLOCK_EPOCH = datetime(2026, 1, 5, tzinfo=timezone.utc)  # a Monday; ticks run Mondays 03:00 UTC
 SECONDS_PER_WEEK = 7 * 24 * 3600
@@ -44,18 +45,19 @@ def refresh_run_config(block: int) -> dict:
 
 @dataclass
 class Refresh:
-    """The refresh's plan, its assets (with the automation conditions), job, schedule and automation sensor."""
+    """The refresh's plan, job, schedule and automation sensor."""
 
     plan: RefreshPlan
-    assets: list[dg.AssetsDefinition]
     jobs: list
     schedule: dg.ScheduleDefinition
     automation_sensor: dg.AutomationConditionSensorDefinition
 
 
 def build_refresh(assets) -> Refresh:
-    """The stage-1 job and weekly schedule, and the stage-2/3 automation conditions and their sensor, for `assets`."""
+    """The stage-1 job and weekly schedule, and the sensor of the stage-2/3 automation conditions, for `assets`
+    (which must declare those conditions: check_conditions)."""
     plan = plan_refresh(assets, game_partitions)
+    check_conditions(assets, plan)
     refresh_job = dg.define_asset_job(REFRESH_JOB, selection=plan.per_game,
                                       description="Self-play one game with the seed block in run config, and every "
                                                   "asset partitioned by game downstream of it.")
@@ -75,5 +77,4 @@ def build_refresh(assets) -> Refresh:
         run_tags={REFRESH_TAG: "automation"}, default_status=dg.DefaultSensorStatus.STOPPED,
         description="Evaluates the refresh's automation conditions: after a game's scheduled self-play refresh, "
                     "its evaluation partitions; once every refresh run succeeded, the summaries.")
-    return Refresh(plan, with_refresh_conditions(assets, plan), [refresh_job], selfplay_refresh_schedule,
-                   automation_sensor)
+    return Refresh(plan, [refresh_job], selfplay_refresh_schedule, automation_sensor)

@@ -14,20 +14,6 @@ from jbag_pipeline.compute.backends import MAX_WORKERS, ComputeError, check_time
 from jbag_pipeline.seeds import MAX_SEED
 from jbag_pipeline.storage.lake import UnreadableFile
 
-# every asset `jbag run --select` accepts; the same as runner.asset_names(definitions.ALL_ASSETS), which a test
-# asserts, kept here so that a wrong name is refused without importing Dagster (seconds)
-ASSET_NAMES = (
-    "selfplay_games", "selfplay_states", "selfplay_strength", "selfplay_tuning", "state_tokens", "sampled_states", "trajectory_bags", "winner_prototypes",
-    "winner_classification", "segmented_bags", "feature_summary", "selected_features", "variant_classification",
-    "leaky_tokens", "counters_kept_features", "counters_kept_prototypes", "evaluation_control", "evaluation_games",
-    "learning_curve", "value_function_ablation", "paper_table_2", "effect_sizes", "verdicts", "evaluation_summary",
-    "paper_table_1", "transfer_results", "token_mappings", "tictactoe_values", "tictactoe_compression",
-    "tictactoe_jsonbag", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine",
-    "ingested_games", "ingested_sampled_states", "ingested_bags", "ingested_prototypes", "ingested_classification",
-    "reference_reproduction", "published_value_functions", "published_vf_evaluation", "ingested_vf_evaluation",
-    "catalog", "report",
-)
-
 
 def seed(text: str) -> int:
     """argparse type of --seed: an integer in 0..MAX_SEED."""

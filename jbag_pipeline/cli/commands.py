@@ -11,6 +11,7 @@ from pathlib import Path
 import jbag_pipeline.cli.checks as cli_checks
 import jbag_pipeline.cli.interrupt as interrupt
 import jbag_pipeline.storage.lake as lake
+from jbag_pipeline.cli.asset_names import ASSET_NAMES
 
 
 def cmd_run(args) -> int:
@@ -20,7 +21,7 @@ def cmd_run(args) -> int:
     # every argument is checked before Dagster is imported (seconds) and before anything is created
     reference = preset_reference(args.preset)  # a file travels as its absolute path: each process re-reads it
     preset = load_preset(reference, args.seed)
-    select = cli_checks.names("--select", args.select, cli_checks.ASSET_NAMES, "asset")
+    select = cli_checks.names("--select", args.select, ASSET_NAMES, "asset")
     games = cli_checks.names("--games", args.games, sorted(GAMES), "game")
     root = lake.data_dir(args.data_dir)
     cli_checks.check_data_dir(root, must_exist=False)

@@ -17,18 +17,25 @@ import dagster as dg
 import polars as pl
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.catalog import catalog
-from jbag_pipeline.assets.ingest import ingested_games
-from jbag_pipeline.assets.ingested_model import INGESTED_MODEL_ASSETS
 from jbag_pipeline.automation.ingested import materialize_changed_games
+from jbag_pipeline.definitions import ALL_ASSETS
 from jbag_pipeline.ingest.trajectories import (check_game_name, check_mode, display_name, problem_lines,
                                                trajectory_files)
-from jbag_pipeline.ingest.store import QUARANTINE_TABLE, SOURCES_TABLE
+from jbag_pipeline.ingest.store import GAMES_TABLE, QUARANTINE_TABLE, SOURCES_TABLE
 from jbag_pipeline.resources import LakeResource, settings_from_env
 from jbag_pipeline.resources.io_manager import lake_resources
 from jbag_pipeline.cli.runner import QUIET
 
-INGEST_ASSETS = [ingested_games, *INGESTED_MODEL_ASSETS]
+
+def writing(table: str) -> list[dg.AssetsDefinition]:
+    """The project's asset definition (jbag_pipeline.definitions) that writes `table`, to materialise it alone."""
+    return [a for a in ALL_ASSETS if dg.AssetKey(table) in a.keys]
+
+
+INGEST = writing(GAMES_TABLE)  # the ingest multi-asset: ingested_games and the other tables of one ingest
+# the ingested model: partitioned by ingested game (dynamic partitions), as cli/runner.plan finds it too
+INGESTED_MODEL = [a for a in ALL_ASSETS if isinstance(a.partitions_def, dg.DynamicPartitionsDefinition)]
+INGEST_ASSETS = [*INGEST, *INGESTED_MODEL]
 EXIT_DONE = 0
 EXIT_QUARANTINED = 3
 
@@ -52,10 +59,10 @@ def run_ingest(paths: list[str], root: Path, game: str | None = None, mode: str 
     settings = settings_from_env()
     resources = lake_resources(settings, LakeResource(data_dir=str(root)))
     instance = instance or dg.DagsterInstance.ephemeral()  # one instance: the runs share the dynamic partitions
-    dg.materialize([ingested_games], run_config=ingest_run_config(files, game, mode),
+    dg.materialize(INGEST, run_config=ingest_run_config(files, game, mode),
                    resources=resources, instance=instance, raise_on_error=True)
     materialize_changed_games(INGEST_ASSETS, settings, resources, instance, run_config=QUIET)
-    dg.materialize([catalog], run_config=QUIET, resources=resources, instance=instance, raise_on_error=True)
+    dg.materialize(writing("catalog"), run_config=QUIET, resources=resources, instance=instance, raise_on_error=True)
     sources = lake.read_table(root, SOURCES_TABLE).filter(pl.col("file").is_in(shown))
     per_game = sources.group_by("game").agg(pl.len().alias("games"), pl.col("n_states").sum().alias("states"))
     quarantine = lake.read_table(root, QUARANTINE_TABLE).filter(pl.col("file").is_in(shown))

@@ -24,13 +24,14 @@ from pathlib import Path
 
 import dagster as dg
 
-from jbag_pipeline.assets.common import game_partitions
 from jbag_pipeline.cli.progress import PlainProgress, RunProgress, StepResult
 from jbag_pipeline.cli.stderr_filter import event_log_failures_summed
 from jbag_pipeline.compute import ComputeError, watching_games
 from jbag_pipeline.compute.lifeline import bind_to_owner, owner_alive, owner_token
+from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.resources import JbagCompute, JbagSettings, LakeResource
 from jbag_pipeline.resources.io_manager import lake_resources
+from jbag_pipeline.run_policy import AFTER_INGESTED, GAME, OPT_IN, SUMMARY
 
 
 # progress lines instead of Dagster's events; a failed step's ERROR event (its stack trace) is left out too: the
@@ -62,29 +63,25 @@ def _game_of(partition_key: str) -> str:
     return partition_key.split("-")[0]
 
 
-# unpartitioned assets that read one game's partitions: skipped when --games leaves that game out
-GAME_SPECIFIC_ASSETS = {"tictactoe_jsonbag": "tictactoe"}
-# assets outside the default selection: they run only when --select names them
-OPT_IN_ASSETS = {"reference_reproduction", "published_value_functions", "published_vf_evaluation",
-                 "ingested_vf_evaluation", "selfplay_tuning"}
-# unpartitioned assets that read the ingested model's lake tables: run in a step of their own after it
-AFTER_INGESTED_ASSETS = ("ingested_vf_evaluation",)
-# unpartitioned assets that read every lake table: run in a step of their own after all others (the catalog
-# declares no dependency on opt-in assets, so in one step Dagster might build it first)
-SUMMARY_ASSETS = ("catalog", "report")
+def tagged(assets_defs, tag: str) -> dict[str, str]:
+    """Asset name -> its value of `tag` (run_policy.py), for each asset that carries the tag."""
+    return {spec.key.to_user_string(): spec.tags[tag] for a in assets_defs for spec in a.specs if tag in spec.tags}
 
 
 def plan(assets_defs, select: list[str] | None, games: list[str] | None):
     """Steps in order: assets partitioned by game (once per game), then other partitioned assets (once per
     transfer pair), then the unpartitioned assets, then the ingested model (partition CHANGED_INGESTED_GAMES: once
-    per changed ingested game), then the assets that read it (AFTER_INGESTED_ASSETS), then the summary assets. A
+    per changed ingested game), then the assets tagged AFTER_INGESTED, then those tagged SUMMARY (the catalog
+    declares no dependency on opt-in assets, so in one step Dagster might build it first). Assets tagged OPT_IN
+    run only when `select` names them; with `games`, those tagged GAME run only when it names their game. A
     `select` always includes the catalog, so that its views show what the run wrote."""
     known = set(asset_names(assets_defs))
-    chosen = set(select or known - OPT_IN_ASSETS)
+    after_ingested, summary = set(tagged(assets_defs, AFTER_INGESTED)), set(tagged(assets_defs, SUMMARY))
+    chosen = set(select or known - set(tagged(assets_defs, OPT_IN)))
     if select and "catalog" in known:
         chosen.add("catalog")
     if games is not None and select is None:
-        chosen -= {name for name, game in GAME_SPECIFIC_ASSETS.items() if game not in games}
+        chosen -= {name for name, game in tagged(assets_defs, GAME).items() if game not in games}
     unknown = sorted(chosen - known)
     if unknown:
         raise ValueError(f"--select names unknown asset(s) {unknown}; known assets: {sorted(known)}")
@@ -108,10 +105,10 @@ def plan(assets_defs, select: list[str] | None, games: list[str] | None):
             if games is None or _game_of(key) in games:
                 steps.append((groups[partitions_def], key))
     unpartitioned = groups.get(None, [])
-    steps += [([k for k in unpartitioned if k not in (*SUMMARY_ASSETS, *AFTER_INGESTED_ASSETS)], None)]
+    steps += [([k for k in unpartitioned if k not in summary | after_ingested], None)]
     steps += [(per_ingested_game, CHANGED_INGESTED_GAMES),
-              ([k for k in unpartitioned if k in AFTER_INGESTED_ASSETS], None),
-              ([k for k in unpartitioned if k in SUMMARY_ASSETS], None)]
+              ([k for k in unpartitioned if k in after_ingested], None),
+              ([k for k in unpartitioned if k in summary], None)]
     return [(keys, partition) for keys, partition in steps if keys]
 
 

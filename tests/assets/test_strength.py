@@ -6,7 +6,8 @@ import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.selfplay import selfplay
 from jbag_pipeline.assets.strength import selfplay_strength
 from jbag_pipeline.assets.tuning import selfplay_tuning
-from jbag_pipeline.cli.runner import OPT_IN_ASSETS
+from jbag_pipeline.run_policy import OPT_IN
+from jbag_pipeline.cli.runner import tagged
 from jbag_pipeline.presets import PRESETS, game_run, tuning_candidates
 from jbag_pipeline.schemas import SELFPLAY_STRENGTH, SELFPLAY_TUNING
 from tests.helpers.materialize import GAME, check_results, declared_checks, materialize
@@ -37,7 +38,8 @@ def test_tuning_table(run):
     assert table.columns == list(SELFPLAY_TUNING)
     assert sorted(table["candidate"]) == sorted(c.label() for c in tuning_candidates(PRESETS["smoke"], GAME))
     assert table["rank"].to_list() == list(range(1, len(table) + 1))
-    assert "selfplay_tuning" in OPT_IN_ASSETS and "selfplay_strength" not in OPT_IN_ASSETS
+    opt_in = tagged([selfplay_strength, selfplay_tuning], OPT_IN)
+    assert "selfplay_tuning" in opt_in and "selfplay_strength" not in opt_in
 
 
 def test_checks(run):

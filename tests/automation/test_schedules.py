@@ -17,10 +17,12 @@ from dagster._core.run_coordinator import QueuedRunCoordinator
 from dagster._core.storage.dagster_run import DagsterRun
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.assets.common import game_partitions
+from jbag_pipeline.partitions import game_partitions
 from jbag_pipeline.definitions import ALL_ASSETS, defs
-from jbag_pipeline.defs.assets import REFRESH
-from jbag_pipeline.automation.refresh import REFRESH_TAG, SELFPLAY_KEYS, plan_refresh, with_refresh_conditions
+from jbag_pipeline.assets.conditions import FOLLOW_UP, FOLLOW_UP_CONDITION, REFRESH_TAG, SUMMARY_CONDITION
+from jbag_pipeline.run_policy import YES
+from jbag_pipeline.defs.automation import REFRESH
+from jbag_pipeline.automation.refresh import SELFPLAY_KEYS, check_conditions, plan_refresh
 from jbag_pipeline.resources import JbagSettings, LakeResource
 from jbag_pipeline.resources.io_manager import lake_resources
 from jbag_pipeline.automation.schedules import BLOCK_EPOCH, seed_block
@@ -103,6 +105,43 @@ def test_plan_refuses_a_game_asset_that_follows_another_stage():
         plan_refresh([selfplay, evaluation, per_game_after_evaluation], game_partitions)
 
 
+def test_the_refresh_refuses_assets_without_their_stages_automation_condition():
+    games = dg.StaticPartitionsDefinition(["a", "b"])
+    pairs = dg.MultiPartitionsDefinition({"game": games, "pair": dg.StaticPartitionsDefinition(["x"])})
+
+    @dg.multi_asset(specs=[dg.AssetSpec(k, partitions_def=games) for k in SELFPLAY_KEYS])
+    def selfplay():
+        pass
+
+    def graph(stage_2: dict, stage_3: dict, stage_1: dict | None = None):
+        @dg.asset(partitions_def=games, deps=["selfplay_games"], **(stage_1 or {}))
+        def tokens():
+            pass
+
+        @dg.asset(partitions_def=pairs, deps=["tokens"], **stage_2)
+        def evaluation():
+            pass
+
+        @dg.asset(deps=["evaluation"], **stage_3)
+        def summary():
+            pass
+
+        assets = [selfplay, tokens, evaluation, summary]
+        check_conditions(assets, plan_refresh(assets, games))
+
+    follow_up = {"automation_condition": FOLLOW_UP_CONDITION, "tags": {FOLLOW_UP: YES}}
+    graph(follow_up, {"automation_condition": SUMMARY_CONDITION})
+    with pytest.raises(ValueError, match="summary is in stage 3 of the refresh: declare automation_condition=SUMMARY"):
+        graph(follow_up, {})
+    with pytest.raises(ValueError, match="evaluation is in stage 2 of the refresh"):
+        graph({"automation_condition": FOLLOW_UP_CONDITION}, {"automation_condition": SUMMARY_CONDITION})
+    with pytest.raises(ValueError, match="evaluation is in stage 2 of the refresh"):
+        graph({"automation_condition": SUMMARY_CONDITION, "tags": {FOLLOW_UP: YES}},
+              {"automation_condition": SUMMARY_CONDITION})
+    with pytest.raises(ValueError, match="tokens is not in stage 2 or 3 of the refresh"):
+        graph(follow_up, {"automation_condition": SUMMARY_CONDITION}, {"automation_condition": SUMMARY_CONDITION})
+
+
 def tiny_refresh_graph(failing: set[str]):
     """Self-play and a game asset (stage 1), an evaluation by game x pair (2), a summary and a catalog (3)."""
     games = dg.StaticPartitionsDefinition(["a", "b"])
@@ -116,16 +155,17 @@ def tiny_refresh_graph(failing: set[str]):
     def tokens():
         pass
 
-    @dg.asset(partitions_def=pairs, deps=["tokens", "selfplay_games"])
+    @dg.asset(partitions_def=pairs, deps=["tokens", "selfplay_games"], automation_condition=FOLLOW_UP_CONDITION,
+              tags={FOLLOW_UP: YES})
     def evaluation(context):
         if context.partition_key in failing:
             raise RuntimeError("evaluation failed")
 
-    @dg.asset(deps=["evaluation", "tokens"])
+    @dg.asset(deps=["evaluation", "tokens"], automation_condition=SUMMARY_CONDITION)
     def summary():
         pass
 
-    @dg.asset(deps=["summary"])
+    @dg.asset(deps=["summary"], automation_condition=SUMMARY_CONDITION)
     def catalog():
         pass
 
@@ -134,7 +174,8 @@ def tiny_refresh_graph(failing: set[str]):
     assert (plan.per_game, plan.follow_up, plan.summary) == (
         [*SELFPLAY_KEYS, dg.AssetKey("tokens")], [dg.AssetKey("evaluation")],
         [dg.AssetKey("catalog"), dg.AssetKey("summary")])
-    return with_refresh_conditions(assets, plan)
+    check_conditions(assets, plan)
+    return assets
 
 
 @pytest.mark.filterwarnings("ignore::dagster.BetaWarning", "ignore::dagster.PreviewWarning")

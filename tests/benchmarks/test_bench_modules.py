@@ -17,8 +17,10 @@ from jbag_pipeline.transforms.state_tokens import tokenize_states
 @pytest.mark.slow  # imports the Dagster definitions: about 10 s on the shared machine
 def test_asset_groups_come_after_the_groups_they_read():
     from jbag_pipeline.definitions import ALL_ASSETS
-    from jbag_pipeline.cli.runner import OPT_IN_ASSETS
+    from jbag_pipeline.run_policy import OPT_IN
+    from jbag_pipeline.cli.runner import tagged
 
+    opt_in = set(tagged(ALL_ASSETS, OPT_IN))
     groups = bench_pipeline.asset_groups()
     position = {group: i for i, (group, _) in enumerate(groups)}
     assert {"selfplay", "model", "selection", "catalog", "report"} <= set(position)
@@ -26,10 +28,10 @@ def test_asset_groups_come_after_the_groups_they_read():
     for assets_def in ALL_ASSETS:
         for key in assets_def.keys:
             for dep in assets_def.dependency_keys:
-                if dep in group_of and dep.to_user_string() not in OPT_IN_ASSETS:  # e.g. catalog <- reference
+                if dep in group_of and dep.to_user_string() not in opt_in:  # e.g. catalog <- reference
                     assert position[group_of[dep]] <= position[group_of[key]], (dep, key)
     listed = [key for _, keys in groups for key in keys]
-    assert sorted(listed) == sorted({key.to_user_string() for key in group_of} - OPT_IN_ASSETS)
+    assert sorted(listed) == sorted({key.to_user_string() for key in group_of} - opt_in)
     assert len(set(listed)) == len(listed)
 
 

@@ -6,6 +6,7 @@ import pytest
 from engines import GAMES
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.cli.checks import ReportedError, error_line
+from jbag_pipeline.run_policy import AFTER_INGESTED, GAME, OPT_IN, SUMMARY, YES
 from jbag_pipeline.cli.runner import RUN_TAG, STEP_TAG, materialize_all, new_run_id, parallel_runs, plan
 from jbag_pipeline.assets.transfer import TRANSFER_PAIRS
 from jbag_pipeline.definitions import ALL_ASSETS
@@ -47,6 +48,35 @@ def test_default_plan_is_one_run_per_game_then_transfer_pairs_and_the_rest():
     assert rest[:len(TRANSFER_PAIRS)] == sorted(TRANSFER_PAIRS)
     assert len(steps) == len(GAMES) + len(TRANSFER_PAIRS) + 3  # unpartitioned, ingested model, summaries
     assert [key for _, key in plan(ALL_ASSETS, None, ["connect4"])][:2] == ["connect4", "connect4-6x7-to-8x8"]
+    assert "tictactoe_jsonbag" not in {name for keys, _ in plan(ALL_ASSETS, None, ["connect4"]) for name in keys}
+
+
+def test_plan_follows_the_run_policy_tags_on_the_assets():
+    @dg.asset
+    def table():
+        pass
+
+    @dg.asset(tags={OPT_IN: YES})
+    def extra():
+        pass
+
+    @dg.asset(tags={OPT_IN: YES, AFTER_INGESTED: YES})
+    def late():
+        pass
+
+    @dg.asset(tags={GAME: "tictactoe"})
+    def board():
+        pass
+
+    @dg.asset(tags={SUMMARY: YES})
+    def catalog():
+        pass
+
+    toy = [catalog, late, board, extra, table]
+    assert plan(toy, None, None) == [(["board", "table"], None), (["catalog"], None)]
+    assert plan(toy, None, ["connect4"]) == [(["table"], None), (["catalog"], None)]  # board reads tictactoe
+    assert plan(toy, None, ["tictactoe"]) == [(["board", "table"], None), (["catalog"], None)]
+    assert plan(toy, ["late", "extra"], None) == [(["extra"], None), (["late"], None), (["catalog"], None)]
 
 
 def _folder(path):
