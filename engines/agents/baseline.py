@@ -1,4 +1,4 @@
-"""Each game's baseline OSLA as TAG's experiments configure it (RULES.md section 3.2)."""
+"""Each game's baseline OSLA as TAG's experiments configure it (docs/RULES.md section 3)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Bags as distributions: normalisation, Jensen-Shannon distance, a token vocabulary and vectorised JSD.
 
 JSD here is sqrt of the base-2 Jensen-Shannon divergence, in [0, 1]; empty vs empty is 0, empty vs
-non-empty is 1 (DESIGN.md section 4). Counts are normalised first. Every JSD between bags runs through one
+non-empty is 1 (docs/DESIGN.md section 3). Counts are normalised first. Every JSD between bags runs through one
 numpy kernel over the columns where the bag has mass; the prototype mass elsewhere enters as one sum.
 The JSON-Bag agent's per-decision batches use jsd_by_terms instead: the same distance with the prototypes'
 part computed once (prototype_terms), one logarithm per (row, prototype, column); it agrees with the kernel

@@ -1,6 +1,6 @@
 """The JSON-Bag token rules every walker shares (tokenize, tokenize_restricted, tokenize_delta, json_parts).
 
-How one value becomes tokens (docs/DESIGN.md section 4): an atom gives its ".value" suffix and, when it is a
+How one value becomes tokens (docs/DESIGN.md section 3): an atom gives its ".value" suffix and, when it is a
 positive integer, a weight for the bare path; a string that parses as a JSON container is walked as that
 container. The walkers themselves stay in their modules, each tuned for its own hot loop.
 """

@@ -1,6 +1,6 @@
 """JSON-Bag tokenizer: a JSON document -> token counts, byte-identical to the reference tokenizer.
 
-Token rules: DESIGN.md section 4. What makes it fast (from JSON text, 2.4x to 7x a naive json.loads +
+Token rules: docs/DESIGN.md section 3. What makes it fast (from JSON text, 2.4x to 7x a naive json.loads +
 walk + Counter on our engines' states; benchmarks/bench_tokenizer.py):
 - each subtree is walked once, carrying the list of its active path prefixes; the naive walk re-walks
   every list element once per prefix, so it re-iterates dicts and re-parses strings 2^depth times;
@@ -142,7 +142,7 @@ def _add_tokens(doc: Any, mode: str, tokens: list, weights: dict | None, where: 
 
 
 def tokenize_state(doc: dict | list, *, mode: str = "both", num_suffix: bool = False) -> dict[str, int]:
-    """Token -> count of one JSON document (DESIGN.md section 4); num_suffix adds the positive-integer tokens."""
+    """Token -> count of one JSON document (docs/DESIGN.md section 3); num_suffix adds the positive-integer tokens."""
     check_mode(mode)
     tokens: list[str] = []
     weights: dict[str, int] | None = {} if num_suffix else None

@@ -81,7 +81,7 @@ class JsonBagValue(ValueFunction):
 
     features=None: the index is the prototypes' vocabulary and distances are exact JSD over the full token
     union (tokens no prototype holds still count toward the candidate's mass). With features: trajectory
-    and prototypes are both restricted to the features, then normalised (DESIGN.md section 4).
+    and prototypes are both restricted to the features, then normalised (docs/DESIGN.md section 3).
     The token filter (default: the outcome fields; TokenFilter(()) keeps all) applies to prototypes,
     features and states alike.
     """
