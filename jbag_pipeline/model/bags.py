@@ -270,19 +270,6 @@ class Vocabulary:
         except KeyError as missing:
             raise ValueError(f"Vocabulary.indices: token {missing.args[0]!r} is not in the vocabulary") from None
 
-    def vector(self, bag: Bag) -> np.ndarray:
-        """Dense count vector of `bag`; tokens outside the vocabulary are left out (see outside_mass)."""
-        vec = np.zeros(len(self.tokens))
-        for token, count in bag.items():
-            column = self.index.get(token)
-            if column is not None:
-                vec[column] = count
-        return vec
-
-    def outside_mass(self, bag: Bag) -> float:
-        """The total count of `bag` on tokens outside the vocabulary."""
-        return float(sum(count for token, count in bag.items() if token not in self.index))
-
     def matrix(self, bags: Sequence[Bag]) -> sp.csr_matrix:
         """Sparse (n, V) count matrix, one row per bag; tokens outside the vocabulary are left out."""
         rows, columns, counts = [], [], []

@@ -38,14 +38,6 @@ class TokenDelta:
         self._item_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's paths
         self._positions: dict[tuple, list[int]] = {}  # a list's paths -> the positions with wanted indexed paths
 
-    def delta(self, old: dict | list, new: dict | list) -> dict[str, int]:
-        """tokenize_state(new) - tokenize_state(old), restricted, zeros left out."""
-        counts: dict[str, int] = {}
-        for change in self.changes(old, new):
-            for token, times in self.tokens_of_change(*change).items():
-                counts[token] = counts.get(token, 0) + times
-        return {token: times for token, times in counts.items() if times}
-
     def changes(self, old: dict | list, new: dict | list) -> list[Change]:
         """The differing values of two documents, as deep as both sides are containers of one type; values under
         which no wanted token can lie are left out."""

@@ -1,5 +1,5 @@
-"""The tokenizer restricted to a set of wanted tokens (selected features): tokenize_state's counts for those
-tokens only, without walking subtrees that can hold none of them.
+"""The tokenizer restricted to a set of wanted tokens (selected features): walk_restricted counts tokenize_state's
+tokens of those only, without walking subtrees that can hold none of them.
 
 - token_paths(tokens) lists every path leading to a wanted token: each token cut before every "." or "["
   (a token is path + ".value" or, by the positive-integer rule, the bare path), which covers both the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-from jbag_pipeline.model.token_rules import ATOM_CACHE, check_mode, count_elements, describe_atom, describe_child
+from jbag_pipeline.model.token_rules import ATOM_CACHE, count_elements, describe_atom, describe_child
 
 
 class TokenPaths(NamedTuple):
@@ -139,22 +139,3 @@ def _walk_value(value, paths: list[str], counts: dict, weighted: bool, index: To
         _emit(counts, index.tokens, paths, suffix, weight, 1, weighted)
     elif container:
         walk_restricted(container, paths, counts, weighted, index, ordered, unordered)
-
-
-def _check(doc, index, mode: str) -> None:
-    check_mode(mode)
-    if not isinstance(doc, (dict, list)):
-        raise ValueError(f"tokenize: the state must be a JSON object or array (a dict or list), "
-                         f"got {type(doc).__name__}")
-    if not isinstance(index, TokenPaths):
-        raise ValueError(f"tokenize_state_restricted: index must be a TokenPaths (from token_paths), "
-                         f"got {type(index).__name__}")
-
-
-def tokenize_state_restricted(doc: dict | list, index: TokenPaths, *, mode: str = "both",
-                              num_suffix: bool = False) -> dict[str, int]:
-    """tokenize_state(doc) restricted to the tokens of `index` (see token_paths)."""
-    _check(doc, index, mode)
-    counts: dict[str, int] = {}
-    walk_restricted(doc, [""], counts, num_suffix, index, mode != "unordered", mode != "ordered")
-    return counts

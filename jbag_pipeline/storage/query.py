@@ -315,24 +315,6 @@ def _explained_text(explain: str) -> str:
 
 # ---- execution ----
 
-def run_query(con: duckdb.DuckDBPyConnection, query: str,
-              timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
-    """Run one or more read-only statements; returns the columns and all rows of the last one."""
-    stop = threading.Event()
-
-    def work() -> Result:
-        statements = check_query(con, query)  # in the worker too: planning a query can take time
-        for statement in statements[:-1]:
-            con.execute(statement).fetchall()
-            if stop.is_set():
-                return Result([], [])
-        cursor = con.execute(statements[-1])
-        return Result(column_names(cursor), cursor.fetchall())
-
-    result = guarded(con, work, timeout, stop)
-    return result.columns, result.rows
-
-
 def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
             stop: threading.Event | None = None):
     """work() in a worker thread, with the connection interrupted after `timeout` seconds or on Ctrl-C.

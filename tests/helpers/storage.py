@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 from jbag_pipeline.storage.catalog import publish
 from jbag_pipeline.storage.lake import lake_dir, write_table
+from jbag_pipeline.storage.query import DEFAULT_TIMEOUT, Result, check_query, column_names, guarded
 
 
 def build_catalog(root: Path) -> dict[str, str]:
@@ -35,3 +38,21 @@ def add_float_states(root: Path) -> Path:
     write_table(states, root, "selfplay_states", {"game": "connect4"})
     build_catalog(root)
     return root
+
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str,
+              timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
+    """The columns and every row of the last of `query`'s statements, each checked and run as `jbag sql` does."""
+    stop = threading.Event()
+
+    def work() -> Result:
+        statements = check_query(con, query)
+        for statement in statements[:-1]:
+            con.execute(statement).fetchall()
+            if stop.is_set():
+                return Result([], [])
+        cursor = con.execute(statements[-1])
+        return Result(column_names(cursor), cursor.fetchall())
+
+    result = guarded(con, work, timeout, stop)
+    return result.columns, result.rows
