@@ -67,8 +67,8 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT, warn: bool = True
 
     Views that cannot be built (a missing or corrupt file) are left out, named in one line on stderr if `warn`.
 
-    Run statements through run_query or stream_query: their parser gate is what keeps writes out (DuckDB's
-    allowed directory, the lake, is writable for COPY, which the gate refuses).
+    Run statements only after check_query (query_output.stream_query does): that parser gate is what keeps writes
+    out (DuckDB's allowed directory, the lake, is writable for COPY, which the gate refuses).
     """
     path = catalog_path(root)
     if not path.exists():
