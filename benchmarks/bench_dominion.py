@@ -12,8 +12,8 @@ import copy
 import random
 import statistics
 
-from benchmarks.card_game_states import (microseconds_per_call, playouts_per_second, recorded_states, tag_documents,
-                                         tokens_per_state)
+from benchmarks.card_game_states import (microseconds_per_call, playouts_per_second, recorded_states,
+                                         to_json_size_rows)
 from engines.dominion.game import Dominion
 
 
@@ -37,20 +37,13 @@ def run(repeats: int = 5) -> list[dict]:
         rng = random.Random(r)
         determinizations.append(microseconds_per_call(lambda s: s.determinize(s.current_player, rng), states))
     clone, deep_copy = statistics.median(clones), statistics.median(deep_copies)
-    ours_tokens = tokens_per_state([s.to_json() for s in states])
-    rows = [
+    return [
         row("random playouts", "ours", "playouts/s", statistics.median(playouts)),
         row("clone", "ours", "us/call", clone, clone / deep_copy),
         row("clone", "copy.deepcopy", "us/call", deep_copy),
         row("determinize", "ours", "us/call", statistics.median(determinizations)),
-        row("to_json size", "ours", "tokens/state", ours_tokens),
+        *to_json_size_rows("dominion", states, "Dominion", "TAG recorded Dominion states"),
     ]
-    tag_docs = tag_documents("Dominion")
-    if tag_docs:
-        tag_tokens = tokens_per_state(tag_docs)
-        rows[-1]["ratio"] = ours_tokens / tag_tokens
-        rows.append(row("to_json size", "TAG recorded Dominion states", "tokens/state", tag_tokens))
-    return rows
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 import statistics
 
-from benchmarks.card_game_states import (microseconds_per_call, playouts_per_second, recorded_states, tag_documents,
-                                         tokens_per_state)
+from benchmarks.card_game_states import (microseconds_per_call, playouts_per_second, recorded_states,
+                                         to_json_size_rows)
 from engines.sea_salt_paper.game import SeaSaltPaper
 
 
@@ -28,19 +28,12 @@ def run(repeats: int = 5) -> list[dict]:
         clones.append(microseconds_per_call(lambda s: s.clone(), states))
         rng = random.Random(r)
         determinizations.append(microseconds_per_call(lambda s: s.determinize(s.current_player, rng), states))
-    ours_tokens = tokens_per_state([s.to_json() for s in states])
-    rows = [
+    return [
         row("random playouts", "ours", "playouts/s", statistics.median(playouts)),
         row("clone", "ours", "us/call", statistics.median(clones)),
         row("determinize", "ours", "us/call", statistics.median(determinizations)),
-        row("to_json size", "ours", "tokens/state", ours_tokens),
+        *to_json_size_rows("sea_salt_paper", states, "SeaSaltPaper", "TAG recorded SSP states"),
     ]
-    tag_docs = tag_documents("SeaSaltPaper")
-    if tag_docs:
-        tag_tokens = tokens_per_state(tag_docs)
-        rows[-1]["ratio"] = ours_tokens / tag_tokens
-        rows.append(row("to_json size", "TAG recorded SSP states", "tokens/state", tag_tokens))
-    return rows
 
 
 def row(benchmark: str, subject: str, metric: str, median: float) -> dict:

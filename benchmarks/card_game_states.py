@@ -58,3 +58,18 @@ def tag_documents(folder: str) -> list[dict]:
     path = TAG_TRAJECTORIES / folder
     files = sorted(path.glob("*.json")) if path.is_dir() else []
     return [doc for file in files for doc in json.loads(file.read_text())]
+
+
+def to_json_size_rows(name: str, states: list, tag_folder: str, tag_label: str) -> list[dict]:
+    """Tokens per state of our documents and, when TAG's recorded trajectories are present, of TAG's (the ratio
+    ours / TAG's on our row)."""
+    ours = tokens_per_state([s.to_json() for s in states])
+    rows = [{"benchmark": f"{name} to_json size", "subject": "ours", "metric": "tokens/state", "median": ours,
+             "ratio": None}]
+    tag_docs = tag_documents(tag_folder)
+    if tag_docs:
+        theirs = tokens_per_state(tag_docs)
+        rows[0]["ratio"] = ours / theirs
+        rows.append({"benchmark": f"{name} to_json size", "subject": tag_label, "metric": "tokens/state",
+                     "median": theirs, "ratio": None})
+    return rows

@@ -1,4 +1,4 @@
-"""The engine contract every game implements (DESIGN.md section 2).
+"""The engine contract every game implements (docs/DESIGN.md section 1).
 
 A game is a factory of states; a state is mutable, cheap to clone and fully serialisable.
 Chance (dice, shuffles) is drawn from the state's own seeded `random.Random`, so a game is

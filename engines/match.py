@@ -1,4 +1,4 @@
-"""Play a seeded match between agents, recording states as DESIGN.md section 3 says; replay a record."""
+"""Play a seeded match between agents, recording states as docs/DESIGN.md section 2 says; replay a record."""
 
 from __future__ import annotations
 

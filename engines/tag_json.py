@@ -1,4 +1,4 @@
-"""What every TAG-dialect document shares (RULES.md section 1): the common fields of TAG's
+"""What every TAG-dialect document shares (docs/RULES.md section 1): the common fields of TAG's
 AbstractGameStateContainer, the Gson shape of a component, and the moments at which TAG serialises a state.
 
 TAG's recorders write a state from an event listener inside the forward model's step, before the counters

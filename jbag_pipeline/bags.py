@@ -1,3 +1,3 @@
-"""Stable public name of the JSD (DESIGN.md section 9); the code lives in jbag_pipeline.model.bags."""
+"""Stable public name of the JSD (docs/DESIGN.md section 5); the code lives in jbag_pipeline.model.bags."""
 
 from jbag_pipeline.model.bags import jsd  # noqa: F401

@@ -1,4 +1,4 @@
-"""Run presets: one name fixes the scale of a whole run (DESIGN.md section 6).
+"""Run presets: one name fixes the scale of a whole run (docs/DESIGN.md section 4).
 
 smoke: CI, seconds per game. demo: the default main job, every game in minutes on a 2-core laptop.
 paper: the paper's counts (1000 self-play games per game, 1000 evaluation games per seat and variant).

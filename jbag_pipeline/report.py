@@ -271,8 +271,9 @@ def _evaluation_section(report: Report, root: Path) -> None:
     report.add("Evaluation: JSON-Bag OSLA against the control arm",
                "Win rate of one JSON-Bag OSLA (each seat in turn) against baseline OSLAs in the other seats, beside "
                "the control: the same games with a baseline in every seat. Each game's baseline is the TAG heuristic "
-               "of RULES.md 3.2. Overall p-values are exact tests stratified by seat; Holm adjusts over the selection "
-               "pairs of a game (the counters-kept row on its own). Per-seat rows are in the evaluation_summary view.",
+               "of docs/RULES.md section 3. Overall p-values are exact tests stratified by seat; Holm adjusts over the "
+               "selection pairs of a game (the counters-kept row on its own). Per-seat rows are in the "
+               "evaluation_summary view.",
                [overall.select("game", "prototype_frequency", "feature_variant", "n", "win_rate", "win_rate_low",
                                "win_rate_high", "control_win_rate", "p_value_vs_control", "p_value_holm", "verdict",
                                "min_detectable_difference", "mean", "ci_low", "ci_high")],

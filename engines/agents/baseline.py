@@ -1,5 +1,5 @@
-"""Each game's baseline OSLA as TAG's experiments configure it (RULES.md section 3.2): the heuristic and the search
-its GameInfo declares (engines/info.py)."""
+"""Each game's baseline OSLA as TAG's experiments configure it (docs/RULES.md section 3): the heuristic and the
+search its GameInfo declares (engines/info.py)."""
 
 from __future__ import annotations
 

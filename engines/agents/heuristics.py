@@ -1,4 +1,4 @@
-"""The game-score heuristics of TAG's baseline OSLA players (RULES.md section 3.2), as OSLA value objects.
+"""The game-score heuristics of TAG's baseline OSLA players (docs/RULES.md section 3), as OSLA value objects.
 
 Each is a memoryless ValueFunction (engines/agents/value_function.py): value(state, seat) -> float, larger is
 better for `seat`. HEURISTICS names every one, including the own-minus-best-opponent ScoreValue

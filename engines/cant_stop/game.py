@@ -1,4 +1,4 @@
-"""Can't Stop as TAG plays it (RULES.md 2.3): 4 d6, tracks 2..12, 3 temporary markers, 3 tracks to win.
+"""Can't Stop as TAG plays it (docs/RULES.md 2.3): 4 d6, tracks 2..12, 3 temporary markers, 3 tracks to win.
 
 TAG departs from the printed game: its track lengths are 2,4,6,8,10,12,10,8,6,4,2 (printed: 3..13).
 A turn is everything from a player's first decision to their stop or bust; `turn_counter` counts turns.

@@ -1,4 +1,4 @@
-"""Can't Stop in TAG's JSON dialect (CantStopGameStateContainer; RULES.md sections 1 and 2.3).
+"""Can't Stop in TAG's JSON dialect (CantStopGameStateContainer; docs/RULES.md sections 1 and 2.3).
 
 `completedColumns[13]`, `playerMarkerPositions[p][13]` (indices 0 and 1 unused) and `dice[4]` as Dice components
 (`diceType` "d6", `nSides`, `value`; the paper data has no `pdf` array). TAG's container leaves out this turn's

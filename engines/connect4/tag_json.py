@@ -1,4 +1,4 @@
-"""Connect4 in TAG's JSON dialect (Connect4GameStateContainer; RULES.md sections 1 and 2.1).
+"""Connect4 in TAG's JSON dialect (Connect4GameStateContainer; docs/RULES.md sections 1 and 2.1).
 
 `gridBoard` is a GridBoard of `width` x `height` BoardNodes, grid[y][x] with y = 0 the top row, each node named
 "x" (seat 0), "o" (seat 1) or "." (empty); pieces are copies of a BoardNode(8, name), hence maxNeighbours 8,

@@ -1,4 +1,4 @@
-"""Dominion, "First Game" kingdom, with TAG's rules and supply counts (RULES.md 2.5, TAG games/dominion).
+"""Dominion, "First Game" kingdom, with TAG's rules and supply counts (docs/RULES.md 2.5, TAG games/dominion).
 
 A turn: Play phase (1 action; play action cards from hand) then Buy phase (1 buy; spend = treasure value
 in hand + bonus money - spent; treasures are never played), then hand and tableau are discarded and 5 cards

@@ -1,4 +1,4 @@
-"""Dominion in TAG's JSON dialect (DominionGameStateContainer; RULES.md sections 1 and 2.5).
+"""Dominion in TAG's JSON dialect (DominionGameStateContainer; docs/RULES.md sections 1 and 2.5).
 
 `cardsIncludedInGame` (current supply counts, in the key order of TAG's HashMap), `playerHands[p]` and
 `playerDrawPiles[p]` as PartialObservableDecks (a hand is visible to its owner, a revealed card to everyone,

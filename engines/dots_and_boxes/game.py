@@ -1,6 +1,6 @@
-"""Dots and Boxes as TAG plays it (RULES.md 2.2): R x C boxes, default 5 high x 7 wide, 2 players.
+"""Dots and Boxes as TAG plays it (docs/RULES.md 2.2): R x C boxes, default 5 high x 7 wide, 2 players.
 
-Lines use the neutral encoding of DESIGN.md section 2: horizontal lines first (id = r*C + c, r = 0..R),
+Lines use the neutral encoding of docs/DESIGN.md section 1: horizontal lines first (id = r*C + c, r = 0..R),
 then vertical lines (id = (R+1)*C + r*(C+1) + c, c = 0..C). Completing one or more boxes gives the mover
 another move within the same turn; a turn ends when a move completes no box or when the game ends.
 Drawn lines and owned boxes are bit sets (Python ints); with a list of the free lines that clones share,

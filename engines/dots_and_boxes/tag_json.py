@@ -1,4 +1,4 @@
-"""Dots and Boxes in TAG's JSON dialect (DBGameStateContainer; RULES.md sections 1 and 2.2).
+"""Dots and Boxes in TAG's JSON dialect (DBGameStateContainer; docs/RULES.md sections 1 and 2.2).
 
 `nCellsPerPlayer[p]`, `cellToOwnerMap{"(x,y)": seat}` of the owned boxes and `edgeToOwnerMap{"(x1,y1) -> (x2,y2)":
 seat}` of the drawn lines, dots numbered (x, y) with x along the `cols` boxes of a row; an edge goes from its

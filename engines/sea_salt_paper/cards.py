@@ -1,4 +1,5 @@
-"""Sea Salt & Paper cards and hand scoring, as TAG defines them (RULES.md 2.4, `SeaSaltPaperParameters`, `HandManager`).
+"""Sea Salt & Paper cards and hand scoring, as TAG defines them (docs/RULES.md 2.4; TAG's `SeaSaltPaperParameters`,
+`HandManager`).
 
 A card is an int "kind" indexing KINDS (colour, suite, type); identical cards share a kind, so the 58-card
 deck is a multiset of kinds. Bonuses are TAG's defaults.

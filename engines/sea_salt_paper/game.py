@@ -1,4 +1,4 @@
-"""Sea Salt & Paper as TAG plays it (RULES.md 2.4, TAG `games/seasaltpaper`): 58 cards, duos, STOP, LAST CHANCE.
+"""Sea Salt & Paper as TAG plays it (docs/RULES.md 2.4, TAG `games/seasaltpaper`): 58 cards, duos, STOP, LAST CHANCE.
 
 Turn: DRAW ("take_discard" top of pile 1/2, or "draw" 2 and then ("discard", i, pile) one of them; "pass" if
 nothing can be drawn), then DUO (("duo", "boat"), ("duo", "fish"), ("duo", "crab", pile) then ("crab_take", i),

@@ -1,4 +1,4 @@
-"""Sea Salt & Paper in TAG's JSON dialect (SSPGameStateContainer; RULES.md sections 1 and 2.4).
+"""Sea Salt & Paper in TAG's JSON dialect (SSPGameStateContainer; docs/RULES.md sections 1 and 2.4).
 
 Our document already has TAG's container fields (playerHands, playerDiscards, discardPile1/2, drawPile,
 lastChance, protectedHands, playerTotalScores, decks front card first); TAG's leaves out the turn phase and its

@@ -1,4 +1,4 @@
-"""7 Wonders in TAG's JSON dialect (Wonders7GameStateContainer; RULES.md sections 1 and 2.6).
+"""7 Wonders in TAG's JSON dialect (Wonders7GameStateContainer; docs/RULES.md sections 1 and 2.6).
 
 Our document already has TAG's container fields (currentAge, playerResources, playerHands, playedCards, ageDeck,
 discardPile, wonderBoardDeck, playerWonderBoard); TAG's leaves out the direction (it follows from the age),

@@ -137,13 +137,7 @@ def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games:
     if not train_ids or not test_ids:
         return _empty_rows(game, combos, len(train_ids), len(test_ids))
     n_states = dict(states.lazy().group_by("game_id").agg(pl.len()).collect().iter_rows())
-    stateless = [g for g in test_ids if g not in n_states]
-    if stateless:
-        raise ValueError(f"winner classification: {len(stateless)} held-out games have no states, e.g. game_id "
-                         f"{stateless[0]}")
-    winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
-    truth = np.array([winner[g] for g in test_ids])
-    majority_accuracy = float(np.mean(truth == majority_seat([winner[g] for g in train_ids])))
+    winner, truth, majority_accuracy = _held_out_truth(games, train_ids, test_ids, n_states)
     train, test = _train_and_test_bags(state_tokens, sampled_states, by_frequency, blacklist, train_ids, test_ids,
                                        n_states)
     rows = []
@@ -159,6 +153,19 @@ def classification_rows(state_tokens: pl.DataFrame, states: pl.DataFrame, games:
     order = {(frequency, variant): i for i, (frequency, variant, _) in enumerate(combos)}
     rows.sort(key=lambda row: (order[row["frequency"], row["feature_variant"]], row["prefix"]))
     return pl.DataFrame(rows, schema=CLASSIFICATION)
+
+
+def _held_out_truth(games: pl.DataFrame, train_ids: list[int], test_ids: list[int],
+                    n_states: dict[int, int]) -> tuple[dict, np.ndarray, float]:
+    """The winner of every game, the held-out games' winners and the accuracy of always naming the training games'
+    majority seat; a held-out game without states is a ValueError."""
+    stateless = [g for g in test_ids if g not in n_states]
+    if stateless:
+        raise ValueError(f"winner classification: {len(stateless)} held-out games have no states, e.g. game_id "
+                         f"{stateless[0]}")
+    winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
+    truth = np.array([winner[g] for g in test_ids])
+    return winner, truth, float(np.mean(truth == majority_seat([winner[g] for g in train_ids])))
 
 
 def _train_and_test_bags(state_tokens, sampled_states: pl.DataFrame | None, frequencies, blacklist: tuple[str, ...],
@@ -202,13 +209,7 @@ def classification_from_sums(decided_counts: pl.DataFrame, prefix_bags: Callable
     train_ids, test_ids = split_games(games, test_share)
     if not train_ids or not test_ids:
         return _empty_rows(game, combos, len(train_ids), len(test_ids))
-    stateless = [g for g in test_ids if g not in n_states]
-    if stateless:
-        raise ValueError(f"winner classification: {len(stateless)} held-out games have no states, e.g. game_id "
-                         f"{stateless[0]}")
-    winner = dict(zip(games["game_id"].to_list(), games["winner"].to_list()))
-    truth = np.array([winner[g] for g in test_ids])
-    majority_accuracy = float(np.mean(truth == majority_seat([winner[g] for g in train_ids])))
+    winner, truth, majority_accuracy = _held_out_truth(games, train_ids, test_ids, n_states)
     bags = {}
     for share in sorted(PREFIXES, reverse=True):  # 1.0 first: the whole held-out games
         cut = pl.DataFrame({"game_id": test_ids, "limit": [math.ceil(share * n_states[g]) for g in test_ids]},

@@ -15,7 +15,7 @@ rules make its tokens in a complete trajectory name the winner (LAST_TURN: the g
 the last turn's number, or with two alternating seats the balance of the seats' states, says who won). A
 turn-order field that does not leak stays: it tells a state after a move from the state before it (in Can't
 Stop, without turnOwner, stopping before a roll gives a document identical to the decision's state).
-Games not listed (ingested TAG data) get TAG's AbstractGameStateContainer fields (RULES.md section 1).
+Games not listed (ingested TAG data) get TAG's AbstractGameStateContainer fields (docs/RULES.md section 1).
 
 The evidence, demo self-play of seed 0 (`jbag run --preset demo --select selfplay_games,state_tokens,leaky_tokens`).
 leaky_tokens flags no token of any game there: its bar (the Wilson lower bound at 95% simultaneous over every

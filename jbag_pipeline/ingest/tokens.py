@@ -47,7 +47,7 @@ def tokenize_batch(batch: IngestBatch) -> IngestBatch:
                        positions=keep(batch.positions), tokens=table)
 
 
-FRAMES_PER_LEVEL = 3  # the tokenizer's recursion per nesting level (mode both: _walk_both, _walk_dict, ...)
+FRAMES_PER_LEVEL = 3  # the tokenizer's recursion per nesting level (mode both: walk_both, _walk_dict, ...)
 
 
 @contextmanager

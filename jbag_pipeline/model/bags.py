@@ -1,7 +1,7 @@
 """Bags as distributions: normalisation, Jensen-Shannon distance, a token vocabulary and vectorised JSD.
 
 JSD here is sqrt of the base-2 Jensen-Shannon divergence, in [0, 1]; empty vs empty is 0, empty vs
-non-empty is 1 (DESIGN.md section 4). Counts are normalised first. Every JSD between bags runs through one
+non-empty is 1 (docs/DESIGN.md section 3). Counts are normalised first. Every JSD between bags runs through one
 numpy kernel over the columns where the bag has mass; the prototype mass elsewhere enters as one sum.
 The JSON-Bag agent's per-decision batches use jsd_by_terms instead: the same distance with the prototypes'
 part computed once (prototype_terms), one logarithm per (row, prototype, column); it agrees with the kernel
@@ -269,19 +269,6 @@ class Vocabulary:
             return np.array([self.index[token] for token in tokens], dtype=np.int64)
         except KeyError as missing:
             raise ValueError(f"Vocabulary.indices: token {missing.args[0]!r} is not in the vocabulary") from None
-
-    def vector(self, bag: Bag) -> np.ndarray:
-        """Dense count vector of `bag`; tokens outside the vocabulary are left out (see outside_mass)."""
-        vec = np.zeros(len(self.tokens))
-        for token, count in bag.items():
-            column = self.index.get(token)
-            if column is not None:
-                vec[column] = count
-        return vec
-
-    def outside_mass(self, bag: Bag) -> float:
-        """The total count of `bag` on tokens outside the vocabulary."""
-        return float(sum(count for token, count in bag.items() if token not in self.index))
 
     def matrix(self, bags: Sequence[Bag]) -> sp.csr_matrix:
         """Sparse (n, V) count matrix, one row per bag; tokens outside the vocabulary are left out."""

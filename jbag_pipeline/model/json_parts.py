@@ -11,12 +11,12 @@ from the state's to_json().
 
 from __future__ import annotations
 
-from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
 from itertools import compress, count, islice
 from operator import ne
 from typing import Callable, Hashable
 
 from engines.base import Items
+from jbag_pipeline.model.token_rules import count_elements
 from jbag_pipeline.model.tokenize_delta import MISSING, TokenDelta
 
 Parts = dict[tuple, Hashable]
@@ -172,8 +172,8 @@ class PartCounts:
             return mass
         times_after: dict = {}
         times_before: dict = {}
-        _count_elements(times_after, after_keys)
-        _count_elements(times_before, before_keys)
+        count_elements(times_after, after_keys)
+        count_elements(times_before, before_keys)
         for key, times in times_after.items():
             times -= times_before.pop(key, 0)
             if times:
@@ -249,7 +249,7 @@ class PartCounts:
             if location:
                 parent, step = self.paths(location[:-1]), location[-1]
                 in_list = type(step) is int
-                paths = self._delta._child_paths(parent, f"[{step}]" if in_list else f".{step}", in_list)
+                paths = self._delta.child_paths(parent, f"[{step}]" if in_list else f".{step}", in_list)
             else:
                 paths = ("",)
             self._paths[location] = paths
@@ -260,7 +260,7 @@ class PartCounts:
         paths = self._item_paths.get((location, i))
         if paths is None:
             own = self.paths(location)
-            paths = self._delta._child_paths(own, f"[{i}]", True)[:-len(own) or None] if own else ()
+            paths = self._delta.child_paths(own, f"[{i}]", True)[:-len(own) or None] if own else ()
             self._item_paths[location, i] = paths
         return paths
 

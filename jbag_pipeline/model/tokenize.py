@@ -1,6 +1,6 @@
 """JSON-Bag tokenizer: a JSON document -> token counts, byte-identical to the reference tokenizer.
 
-Token rules: DESIGN.md section 4. What makes it fast (from JSON text, 2.4x to 7x a naive json.loads +
+Token rules: docs/DESIGN.md section 3. What makes it fast (from JSON text, 2.4x to 7x a naive json.loads +
 walk + Counter on our engines' states; benchmarks/bench_tokenizer.py):
 - each subtree is walked once, carrying the list of its active path prefixes; the naive walk re-walks
   every list element once per prefix, so it re-iterates dicts and re-parses strings 2^depth times;
@@ -16,60 +16,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
 from typing import Any, Iterable, Mapping, NamedTuple
 
 import orjson
 
-MODES = ("both", "ordered", "unordered")
+from jbag_pipeline.model.token_rules import (  # noqa: F401 (MODES: part of this module's API)
+    ATOM_CACHE, MODES, check_mode, count_tokens, describe_atom, describe_child)
+
 DEFAULT_BLACKLIST = ("gameStatus", "playerResults")  # the fields that state the outcome
 
-# An atom is described by (suffix, weight, container): the ".value" text, the positive-integer weight (0 if
-# none) and, for a string holding a JSON container, the parsed container (then suffix is None).
-_ATOMS: dict[str | int, tuple[str | None, int, Any]] = {}  # keys: exact str and exact int values only
-_ATOM_CACHE_LIMIT = 200_000
-_JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')  # json.loads fails on any other first character
 # orjson reads integers beyond 64 bits as floats (json.loads keeps them exact): such texts have a run of 19+
 # digits, found by mapping every digit to "0" and everything else to " " and searching for 19 zeros.
 _DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 _LONG_DIGIT_RUN = b"0" * 19
-
-
-def _describe(value: Any) -> tuple[str | None, int, Any]:
-    """(suffix, weight, container) of any child value, following the reference's isinstance rules."""
-    if isinstance(value, str) and value and value[0] in _JSON_STARTS:
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            pass
-    if isinstance(value, (dict, list)):
-        return None, 0, value
-    weight = value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-    return "." + str(value), weight, None
-
-
-def _atom(value: str | int) -> tuple[str | None, int, Any]:
-    """Cached _describe for exact str and int values (bool and float never reach this cache)."""
-    found = _ATOMS.get(value)
-    if found is None:
-        if len(_ATOMS) >= _ATOM_CACHE_LIMIT:
-            _ATOMS.clear()
-        found = _ATOMS[value] = _describe(value)
-    return found
-
-
-def _child(value: Any) -> tuple[str | None, int, Any]:
-    """(suffix, weight, container) of a dict value or list item."""
-    kind = type(value)
-    if kind is str or kind is int:
-        return _atom(value)
-    if kind is dict or kind is list:
-        return None, 0, value
-    if value is None:
-        return ".None", 0, None
-    if kind is bool:
-        return (".True" if value else ".False"), 0, None
-    return _describe(value)
 
 
 def _walk_one(node: dict | list, prefix: str, tokens: list, weights: dict | None, indexed: bool) -> None:
@@ -79,9 +38,9 @@ def _walk_one(node: dict | list, prefix: str, tokens: list, weights: dict | None
         path = f"{prefix}.{key}" if is_dict else f"{prefix}[{key}]" if indexed else prefix
         kind = type(value)
         if kind is str or kind is int:
-            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+            suffix, weight, container = ATOM_CACHE.get(value) or describe_atom(value)
         else:
-            suffix, weight, container = _child(value)
+            suffix, weight, container = describe_child(value)
         if container is None:
             tokens.append(path + suffix)
             if weight and weights is not None:
@@ -90,7 +49,7 @@ def _walk_one(node: dict | list, prefix: str, tokens: list, weights: dict | None
             _walk_one(container, path, tokens, weights, indexed)
 
 
-def _walk_both(node: dict | list, prefixes: list[str], tokens: list, weights: dict | None) -> None:
+def walk_both(node: dict | list, prefixes: list[str], tokens: list, weights: dict | None) -> None:
     """Mode both: a list item lives under every active prefix, indexed and plain, so prefixes multiply."""
     if type(node) is dict or (type(node) is not list and isinstance(node, dict)):
         _walk_dict(node, prefixes, tokens, weights)
@@ -105,12 +64,12 @@ def _walk_dict(node: dict, prefixes: list[str], tokens: list, weights: dict | No
     for key, value in node.items():
         kind = type(value)
         if kind is str or kind is int:
-            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+            suffix, weight, container = ATOM_CACHE.get(value) or describe_atom(value)
         else:
-            suffix, weight, container = _child(value)
+            suffix, weight, container = describe_child(value)
         if container is not None:
             if container:
-                _walk_both(container, [f"{p}.{key}" for p in prefixes], tokens, weights)
+                walk_both(container, [f"{p}.{key}" for p in prefixes], tokens, weights)
         elif single is not None:
             path = f"{single}.{key}"
             tokens.append(path + suffix)
@@ -129,12 +88,12 @@ def _walk_list_one_prefix(node: list, prefix: str, tokens: list, weights: dict |
     for i, value in enumerate(node):
         kind = type(value)
         if kind is str or kind is int:
-            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+            suffix, weight, container = ATOM_CACHE.get(value) or describe_atom(value)
         else:
-            suffix, weight, container = _child(value)
+            suffix, weight, container = describe_child(value)
         if container is not None:
             if container:
-                _walk_both(container, [f"{prefix}[{i}]", prefix], tokens, weights)
+                walk_both(container, [f"{prefix}[{i}]", prefix], tokens, weights)
             continue
         indexed = f"{prefix}[{i}]"
         tokens.append(indexed + suffix)
@@ -150,12 +109,12 @@ def _walk_list(node: list, prefixes: list[str], tokens: list, weights: dict | No
     for i, value in enumerate(node):
         kind = type(value)
         if kind is str or kind is int:
-            suffix, weight, container = _ATOMS.get(value) or _atom(value)
+            suffix, weight, container = ATOM_CACHE.get(value) or describe_atom(value)
         else:
-            suffix, weight, container = _child(value)
+            suffix, weight, container = describe_child(value)
         if container is not None:
             if container:
-                _walk_both(container, [f"{p}[{i}]" for p in prefixes] + prefixes, tokens, weights)
+                walk_both(container, [f"{p}[{i}]" for p in prefixes] + prefixes, tokens, weights)
             continue
         atoms.append((i, suffix))
         if weight:
@@ -172,48 +131,34 @@ def _walk_list(node: list, prefixes: list[str], tokens: list, weights: dict | No
                 weights[path] = weights.get(path, 0) + weight
 
 
-def _check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"tokenize: mode must be one of {MODES}, got {mode!r}")
-
-
 def _add_tokens(doc: Any, mode: str, tokens: list, weights: dict | None, where: str) -> None:
     if not isinstance(doc, (dict, list)):
         raise ValueError(f"tokenize: {where} must be a JSON object or array (a dict or list), "
                          f"got {type(doc).__name__}")
     if mode == "both":
-        _walk_both(doc, [""], tokens, weights)
+        walk_both(doc, [""], tokens, weights)
     else:
         _walk_one(doc, "", tokens, weights, mode == "ordered")
 
 
-def _count(tokens: list, weights: dict | None) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    _count_elements(counts, tokens)
-    if weights:
-        for token, weight in weights.items():
-            counts[token] = counts.get(token, 0) + weight
-    return counts
-
-
 def tokenize_state(doc: dict | list, *, mode: str = "both", num_suffix: bool = False) -> dict[str, int]:
-    """Token -> count of one JSON document (DESIGN.md section 4); num_suffix adds the positive-integer tokens."""
-    _check_mode(mode)
+    """Token -> count of one JSON document (docs/DESIGN.md section 3); num_suffix adds the positive-integer tokens."""
+    check_mode(mode)
     tokens: list[str] = []
     weights: dict[str, int] | None = {} if num_suffix else None
     _add_tokens(doc, mode, tokens, weights, "the state")
-    return _count(tokens, weights)
+    return count_tokens(tokens, weights)
 
 
 def tokenize_trajectory(states: Iterable[dict | list], *, mode: str = "both",
                         num_suffix: bool = False) -> dict[str, int]:
     """Token -> count summed over the states of a trajectory, each walked from the empty path."""
-    _check_mode(mode)
+    check_mode(mode)
     tokens: list[str] = []
     weights: dict[str, int] | None = {} if num_suffix else None
     for i, doc in enumerate(states):
         _add_tokens(doc, mode, tokens, weights, f"state {i} of the trajectory")
-    return _count(tokens, weights)
+    return count_tokens(tokens, weights)
 
 
 def parse_json(text: str | bytes) -> Any:

@@ -15,8 +15,9 @@ from operator import ne
 from typing import Iterable
 
 from engines.base import ABSENT
-from jbag_pipeline.model.tokenize import _child, _count, _walk_both
-from jbag_pipeline.model.tokenize_restricted import TokenPaths, _walk
+from jbag_pipeline.model.token_rules import count_tokens, describe_child
+from jbag_pipeline.model.tokenize import walk_both
+from jbag_pipeline.model.tokenize_restricted import TokenPaths, walk_restricted
 
 MISSING = ABSENT  # a value absent on one side of a change (the engines' json_changes name it too)
 _PATHS_CACHE_LIMIT = 100_000
@@ -36,14 +37,6 @@ class TokenDelta:
         self._key_paths: dict[tuple, dict] = {}  # a dict's paths -> its key -> the key's paths
         self._item_paths: dict[tuple, dict] = {}  # a list's paths -> an index -> the item's paths
         self._positions: dict[tuple, list[int]] = {}  # a list's paths -> the positions with wanted indexed paths
-
-    def delta(self, old: dict | list, new: dict | list) -> dict[str, int]:
-        """tokenize_state(new) - tokenize_state(old), restricted, zeros left out."""
-        counts: dict[str, int] = {}
-        for change in self.changes(old, new):
-            for token, times in self.tokens_of_change(*change).items():
-                counts[token] = counts.get(token, 0) + times
-        return {token: times for token, times in counts.items() if times}
 
     def changes(self, old: dict | list, new: dict | list) -> list[Change]:
         """The differing values of two documents, as deep as both sides are containers of one type; values under
@@ -65,7 +58,7 @@ class TokenDelta:
                 if before is MISSING or before != value:
                     child = known.get(key)
                     if child is None:
-                        child = known[key] = self._child_paths(paths, f".{key}", False)
+                        child = known[key] = self.child_paths(paths, f".{key}", False)
                     if child:
                         kind = type(value)
                         if kind is type(before) and (kind is dict or kind is list):
@@ -74,7 +67,7 @@ class TokenDelta:
                             found.append((before, value, child))
             if len(old) != len(new) or old.keys() != new.keys():
                 for key, before in old.items():
-                    if key not in new and (child := self._child_paths(paths, f".{key}", False)):
+                    if key not in new and (child := self.child_paths(paths, f".{key}", False)):
                         found.append((before, MISSING, child))
             return
         if len(old) != len(new):
@@ -86,7 +79,7 @@ class TokenDelta:
         for i in compress(count(), map(ne, old, new)):
             child = known.get(i)
             if child is None:
-                child = known[i] = self._child_paths(paths, f"[{i}]", True)
+                child = known[i] = self.child_paths(paths, f"[{i}]", True)
             before, value = old[i], new[i]
             kind = type(value)
             if kind is type(before) and (kind is dict or kind is list):
@@ -117,7 +110,7 @@ class TokenDelta:
             if before is MISSING or after is MISSING or before != after:
                 child = known.get(i)
                 if child is None:
-                    child = known[i] = self._child_paths(paths, f"[{i}]", True)
+                    child = known[i] = self.child_paths(paths, f"[{i}]", True)
                 child = child[:len(child) - len(paths)]  # the indexed paths alone
                 kind = type(after)
                 if kind is type(before) and (kind is dict or kind is list):
@@ -143,7 +136,7 @@ class TokenDelta:
             self._item_paths.clear()
         return {}
 
-    def _child_paths(self, paths: tuple[str, ...], step: str, in_list: bool) -> tuple[str, ...]:
+    def child_paths(self, paths: tuple[str, ...], step: str, in_list: bool) -> tuple[str, ...]:
         """The paths one `step` (".key" or "[i]") below `paths`, restricted; a list item also lives at its list's
         own paths (mode both)."""
         child = tuple(p + step for p in paths if self._allowed is None or p + step in self._allowed)
@@ -156,7 +149,7 @@ class TokenDelta:
         for item, sign in ((before, -1), (after, 1)):
             if item is MISSING:
                 continue
-            suffix, weight, container = _child(item)
+            suffix, weight, container = describe_child(item)
             if container is None:
                 for p in paths:
                     token = p + suffix
@@ -172,9 +165,9 @@ class TokenDelta:
     def _container_tokens(self, container: dict | list, paths: list[str]) -> dict[str, int]:
         if self.index is not None:
             found: dict[str, int] = {}
-            _walk(container, paths, found, True, self.index, True, True)
+            walk_restricted(container, paths, found, True, self.index, True, True)
             return found
         tokens: list[str] = []
         weights: dict[str, int] = {}
-        _walk_both(container, paths, tokens, weights)
-        return _count(tokens, weights)
+        walk_both(container, paths, tokens, weights)
+        return count_tokens(tokens, weights)

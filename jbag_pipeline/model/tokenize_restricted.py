@@ -1,5 +1,5 @@
-"""The tokenizer restricted to a set of wanted tokens (selected features): tokenize_state's counts for those
-tokens only, without walking subtrees that can hold none of them.
+"""The tokenizer restricted to a set of wanted tokens (selected features): walk_restricted counts tokenize_state's
+tokens of those only, without walking subtrees that can hold none of them.
 
 - token_paths(tokens) lists every path leading to a wanted token: each token cut before every "." or "["
   (a token is path + ".value" or, by the positive-integer rule, the bare path), which covers both the
@@ -10,10 +10,9 @@ tokenize_delta walks the differences of two documents with the same index.
 
 from __future__ import annotations
 
-from collections import _count_elements  # the C loop behind Counter(iterable), usable on a plain dict
 from typing import Iterable, NamedTuple
 
-from jbag_pipeline.model.tokenize import _ATOMS, _atom, _check_mode, _child
+from jbag_pipeline.model.token_rules import ATOM_CACHE, count_elements, describe_atom, describe_child
 
 
 class TokenPaths(NamedTuple):
@@ -69,8 +68,8 @@ def _atom_list(node: list, prefixes: list[str], counts: dict, weighted: bool, in
     if not _BULK_TYPES.issuperset(map(type, node)):
         return False
     distinct: dict = {}
-    _count_elements(distinct, node)
-    described = [(_NONE_ATOM if value is None else _atom(value), times) for value, times in distinct.items()]
+    count_elements(distinct, node)
+    described = [(_NONE_ATOM if value is None else describe_atom(value), times) for value, times in distinct.items()]
     if any(atom[2] is not None for atom, _ in described):
         return False  # a string holding a JSON container: walked item by item
     wanted = index.tokens
@@ -84,7 +83,7 @@ def _atom_list(node: list, prefixes: list[str], counts: dict, weighted: bool, in
                 if i >= size:
                     break
                 value = node[i]
-                suffix, weight, _ = _NONE_ATOM if value is None else _ATOMS.get(value) or _atom(value)
+                suffix, weight, _ = _NONE_ATOM if value is None else ATOM_CACHE.get(value) or describe_atom(value)
                 token = path + suffix
                 if token in wanted:
                     counts[token] = counts.get(token, 0) + 1
@@ -93,7 +92,7 @@ def _atom_list(node: list, prefixes: list[str], counts: dict, weighted: bool, in
     return True
 
 
-def _walk(node: dict | list, prefixes: list[str], counts: dict, weighted: bool, index: TokenPaths,
+def walk_restricted(node: dict | list, prefixes: list[str], counts: dict, weighted: bool, index: TokenPaths,
           ordered: bool, unordered: bool) -> None:
     """The walk of mode both/ordered/unordered that enters only index.paths and counts wanted tokens."""
     is_dict = type(node) is dict or (type(node) is not list and isinstance(node, dict))
@@ -133,29 +132,10 @@ def _walk_value(value, paths: list[str], counts: dict, weighted: bool, index: To
     """Tokens of one value that lives at `paths`."""
     kind = type(value)
     if kind is str or kind is int:
-        suffix, weight, container = _ATOMS.get(value) or _atom(value)
+        suffix, weight, container = ATOM_CACHE.get(value) or describe_atom(value)
     else:
-        suffix, weight, container = _child(value)
+        suffix, weight, container = describe_child(value)
     if container is None:
         _emit(counts, index.tokens, paths, suffix, weight, 1, weighted)
     elif container:
-        _walk(container, paths, counts, weighted, index, ordered, unordered)
-
-
-def _check(doc, index, mode: str) -> None:
-    _check_mode(mode)
-    if not isinstance(doc, (dict, list)):
-        raise ValueError(f"tokenize: the state must be a JSON object or array (a dict or list), "
-                         f"got {type(doc).__name__}")
-    if not isinstance(index, TokenPaths):
-        raise ValueError(f"tokenize_state_restricted: index must be a TokenPaths (from token_paths), "
-                         f"got {type(index).__name__}")
-
-
-def tokenize_state_restricted(doc: dict | list, index: TokenPaths, *, mode: str = "both",
-                              num_suffix: bool = False) -> dict[str, int]:
-    """tokenize_state(doc) restricted to the tokens of `index` (see token_paths)."""
-    _check(doc, index, mode)
-    counts: dict[str, int] = {}
-    _walk(doc, [""], counts, num_suffix, index, mode != "unordered", mode != "ordered")
-    return counts
+        walk_restricted(container, paths, counts, weighted, index, ordered, unordered)

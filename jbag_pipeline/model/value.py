@@ -81,7 +81,7 @@ class JsonBagValue(ValueFunction):
 
     features=None: the index is the prototypes' vocabulary and distances are exact JSD over the full token
     union (tokens no prototype holds still count toward the candidate's mass). With features: trajectory
-    and prototypes are both restricted to the features, then normalised (DESIGN.md section 4).
+    and prototypes are both restricted to the features, then normalised (docs/DESIGN.md section 3).
     The token filter (default: the outcome fields; TokenFilter(()) keeps all) applies to prototypes,
     features and states alike.
     """
@@ -126,13 +126,13 @@ class JsonBagValue(ValueFunction):
         if turn is not None and turn == self._last_turn:
             return
         self._last_turn = turn
-        self.trajectory_outside += self._add(self._tokens(state, seat), self.trajectory)
+        self.trajectory_outside += self.add_bag(self._tokens(state, seat), self.trajectory)
 
     def value(self, state, seat: int) -> float:
         """V_seat of the trajectory bag plus the tokens of `state` as `seat` observes it."""
         self._check_seat(seat)
         candidate = self.trajectory.copy()
-        outside = self.trajectory_outside + self._add(self._tokens(state, seat), candidate)
+        outside = self.trajectory_outside + self.add_bag(self._tokens(state, seat), candidate)
         return float(self.values_of(candidate, outside)[seat])
 
     def values_of(self, counts: np.ndarray, outside_mass: float = 0.0) -> np.ndarray:
@@ -142,7 +142,7 @@ class JsonBagValue(ValueFunction):
     def _tokens(self, state, seat: int) -> dict[str, int]:
         return tokenize_state(state.observation_json(seat), mode=self.mode, num_suffix=self.num_suffix)
 
-    def _add(self, bag: Mapping[str, int], counts: np.ndarray) -> float:
+    def add_bag(self, bag: Mapping[str, int], counts: np.ndarray) -> float:
         """Add `bag` into `counts` in place; returns its count on kept tokens outside the index."""
         outside = 0.0
         for token, count in bag.items():
@@ -489,12 +489,6 @@ class DeterminizedJsonBagValue(JsonBagValue):
             return self._values_of_counts(counts[None, :], totals, self._terms)[0]
         used = np.flatnonzero(counts)
         return self._values_of_counts(counts[None, used], totals, self._terms_over(used))[0]
-
-    def values_of_bag(self, bag: Mapping[str, float]) -> list[float]:
-        """V of every seat for a trajectory bag given as token -> count (filtered and unknown tokens as usual)."""
-        counts = np.zeros(len(self.features))
-        outside = self._add(bag, counts)
-        return self.values_of(counts, outside).tolist()
 
     def _terms_over(self, used: np.ndarray) -> PrototypeTerms:
         """The prototypes' terms over the columns `used` (every feature's are self._terms)."""

@@ -105,14 +105,13 @@ def table_files(root: Path, table: str) -> list[Path]:
 
 def write_table(df: pl.DataFrame | pl.LazyFrame, root: Path, table: str, partition: dict[str, str] | None = None,
                 lineage: dict[str, list[dict]] | None = None) -> Path:
-    """Write `df` as the whole of one partition, atomically replacing what was there, then remove its segments
-    and the files of a finer split of it that an older layout wrote (e.g. game=<g>/pair=<p>/), which would
-    otherwise be read twice. A LazyFrame is streamed to the file (Polars' sink), never held whole. `lineage`, when
-    given, is stamped in the file's metadata."""
+    """Write `df` as the whole of one partition, atomically replacing what was there, then remove its segments.
+    A LazyFrame is streamed to the file (Polars' sink), never held whole. `lineage`, when given, is stamped in the
+    file's metadata."""
     target = partition_path(root, table, partition)
     replaced = segment_files(root, table, partition)
     write_file(df, target, table, lineage)
-    for stale in [*replaced, *sorted(target.parent.glob("*/**/part.parquet"))]:
+    for stale in replaced:
         stale.unlink(missing_ok=True)
     return target
 

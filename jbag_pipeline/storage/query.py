@@ -14,13 +14,12 @@ In layers:
   No extension install/load, no Python replacement scans, configuration locked.
 - `jbag sql` runs all of this in a child process that cannot change any file and dies at its memory cap
   (storage/sandbox.py): a write no gate foresaw still fails.
-A query runs in a worker thread; a timeout or Ctrl-C interrupts it through `connection.interrupt()`.
+A query runs in a worker thread; a timeout or Ctrl-C interrupts it through `connection.interrupt()`. The output
+(tables, CSV, JSON) and the answer to each `jbag sql` request are storage/query_output.py's.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import re
@@ -29,21 +28,17 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable
 
 import duckdb
-import orjson
 from rapidfuzz import fuzz, process
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.storage import sql_functions
 from jbag_pipeline.storage.catalog import bind_data_dir, catalog_path
-from jbag_pipeline.storage.render import terminal_lines
 
 MEMORY_LIMIT = "2GB"
 DEFAULT_TIMEOUT = 60.0  # seconds per query
-DEFAULT_MAX_ROWS = 1000  # rows shown in table format
-BATCH_ROWS = 2048  # rows fetched from DuckDB at a time when streaming output
 PLAIN_QUERY_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}  # DuckDB QueryNode kinds
 # words of DuckDB physical operator names (COPY_TO_FILE, INSERT, CREATE_TABLE_AS, ...) that change state; MERGE is
 # not one (PIECEWISE_MERGE_JOIN reads), MERGE_INTO is
@@ -72,8 +67,8 @@ def open_catalog(root: Path, memory_limit: str = MEMORY_LIMIT, warn: bool = True
 
     Views that cannot be built (a missing or corrupt file) are left out, named in one line on stderr if `warn`.
 
-    Run statements through run_query or stream_query: their parser gate is what keeps writes out (DuckDB's
-    allowed directory, the lake, is writable for COPY, which the gate refuses).
+    Run statements only after check_query (query_output.stream_query does): that parser gate is what keeps writes
+    out (DuckDB's allowed directory, the lake, is writable for COPY, which the gate refuses).
     """
     path = catalog_path(root)
     if not path.exists():
@@ -267,7 +262,7 @@ def _check_plan(con: duckdb.DuckDBPyConnection, select: str) -> None:
     try:
         plan = json.loads(con.execute(f"EXPLAIN (FORMAT json) {select}").fetchall()[0][1])
     except duckdb.Error as exc:
-        raise QueryRefused(_explain_error(con, exc)) from None
+        raise QueryRefused(explain_error(con, exc)) from None
     writers = sorted({name for name in _operator_names(plan) if _writes(name)})
     if writers:
         raise QueryRefused(f"refused: the query's plan writes ({', '.join(writers)}); "
@@ -320,25 +315,7 @@ def _explained_text(explain: str) -> str:
 
 # ---- execution ----
 
-def run_query(con: duckdb.DuckDBPyConnection, query: str,
-              timeout: float | None = DEFAULT_TIMEOUT) -> tuple[list[str], list[tuple]]:
-    """Run one or more read-only statements; returns the columns and all rows of the last one."""
-    stop = threading.Event()
-
-    def work() -> Result:
-        statements = check_query(con, query)  # in the worker too: planning a query can take time
-        for statement in statements[:-1]:
-            con.execute(statement).fetchall()
-            if stop.is_set():
-                return Result([], [])
-        cursor = con.execute(statements[-1])
-        return Result(_columns(cursor), cursor.fetchall())
-
-    result = _guarded(con, work, timeout, stop)
-    return result.columns, result.rows
-
-
-def _guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
+def guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout: float | None,
             stop: threading.Event | None = None):
     """work() in a worker thread, with the connection interrupted after `timeout` seconds or on Ctrl-C.
 
@@ -373,7 +350,7 @@ def _guarded(con: duckdb.DuckDBPyConnection, work: Callable[[], object], timeout
     if isinstance(error, QueryRefused):
         raise error
     if isinstance(error, duckdb.Error):
-        raise QueryRefused(_explain_error(con, error)) from None
+        raise QueryRefused(explain_error(con, error)) from None
     if isinstance(error, BrokenPipeError) or not isinstance(error, Exception):
         raise error
     # e.g. a value the Python client cannot convert: still one line, never a traceback
@@ -389,7 +366,7 @@ def _cancel(con: duckdb.DuckDBPyConnection, stop: threading.Event, finished: thr
         finished.wait(0.05)
 
 
-def _explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
+def explain_error(con: duckdb.DuckDBPyConnection, exc: duckdb.Error) -> str:
     """One line for a DuckDB error; an unknown table names the closest views."""
     message = _first_line(exc)
     unknown = _UNKNOWN_TABLE.search(message) if isinstance(exc, duckdb.CatalogException) else None
@@ -412,195 +389,9 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-def _columns(cursor: duckdb.DuckDBPyConnection) -> list[str]:
+def column_names(cursor: duckdb.DuckDBPyConnection) -> list[str]:
     return [d[0] for d in cursor.description] if cursor.description else []
-
-
-# ---- output ----
-
-def format_rows(columns: list[str], rows: list[tuple], fmt: str) -> str:
-    """Rows as an aligned text table, CSV or JSON (a list of objects)."""
-    out = io.StringIO()
-    writer = _writer(fmt, out, columns)
-    writer.rows(rows)
-    writer.finish(cut=False)
-    return out.getvalue()
-
-
-class _Table:
-    """The aligned text table of storage.render with a row-count footer (csv and json keep full precision)."""
-
-    def __init__(self, out: TextIO, columns: list[str]):
-        self.out, self.columns, self.buffered = out, columns, []
-
-    def rows(self, rows: list[tuple]) -> None:
-        self.buffered.extend(rows)  # widths need every row; the row cap bounds how many
-
-    def finish(self, cut: bool) -> None:
-        rows = self.buffered
-        lines = terminal_lines(self.columns, rows)
-        n = len(rows)
-        footer = f"({n} row{'s' if n != 1 else ''})"
-        if cut:
-            footer = (f"(first {n} row{'s' if n != 1 else ''} shown; more rows were cut: raise --max-rows, "
-                      "or use --format csv or json for every row)")
-        self.out.write("\n".join(lines) + "\n" + footer + "\n")
-
-
-class _Csv:
-    def __init__(self, out: TextIO, columns: list[str]):
-        self.writer = csv.writer(out, lineterminator="\n")
-        self.writer.writerow(columns)
-
-    def rows(self, rows: list[tuple]) -> None:
-        self.writer.writerows(rows)
-
-    def finish(self, cut: bool) -> None:
-        pass
-
-
-class _Json:
-    """A JSON list of objects, written one object at a time."""
-
-    def __init__(self, out: TextIO, columns: list[str]):
-        self.out, self.columns, self.first = out, columns, True
-        out.write("[")
-
-    def rows(self, rows: list[tuple]) -> None:
-        for r in rows:
-            obj = dict(zip(self.columns, r))
-            try:
-                item = orjson.dumps(obj, default=str, option=orjson.OPT_INDENT_2).decode()
-            except TypeError:  # an integer beyond 64 bits (HUGEINT): the json module writes any integer
-                item = json.dumps(obj, default=str, indent=2, ensure_ascii=False)
-            self.out.write(("\n" if self.first else ",\n") + "\n".join("  " + s for s in item.splitlines()))
-            self.first = False
-
-    def finish(self, cut: bool) -> None:
-        self.out.write("]\n" if self.first else "\n]\n")
-
-
-def _writer(fmt: str, out: TextIO, columns: list[str]):
-    return {"table": _Table, "csv": _Csv, "json": _Json}[fmt](out, columns)
-
-
-def stream_query(con: duckdb.DuckDBPyConnection, query: str, fmt: str, out: TextIO,
-                 timeout: float | None = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS) -> None:
-    """Run `query` and write each statement's result to `out` in batches; table format stops after max_rows rows."""
-    stop = threading.Event()
-    cap = max_rows if fmt == "table" and max_rows > 0 else None
-
-    def work() -> None:
-        statements = check_query(con, query)  # in the worker too: planning a query can take time
-        for i, statement in enumerate(statements):
-            if stop.is_set():
-                return
-            cursor = con.execute(statement)
-            writer = _writer(fmt, out, _columns(cursor))
-            written, cut = 0, False
-            while not stop.is_set():
-                want = BATCH_ROWS if cap is None else min(BATCH_ROWS, cap + 1 - written)
-                batch = cursor.fetchmany(want)
-                if cap is not None and written + len(batch) > cap:
-                    batch, cut = batch[:cap - written], True
-                writer.rows(batch)
-                written += len(batch)
-                if cut or len(batch) < want:
-                    break
-            if stop.is_set():
-                return
-            writer.finish(cut)
-            if i < len(statements) - 1 and fmt == "table":
-                out.write("\n")
-            out.flush()
-
-    _guarded(con, work, timeout, stop)
-
-
-# ---- the command ----
-
-def list_views(con: duckdb.DuckDBPyConnection, timeout: float | None = DEFAULT_TIMEOUT) -> Result:
-    """Every view with its row count."""
-    views = catalog_views(con)
-
-    def work() -> Result:
-        counts = [con.execute(f"SELECT count(*) FROM {_sql_identifier(v)}").fetchone()[0] for v in views]
-        return Result(["view", "rows"], list(zip(views, counts)))
-
-    return _guarded(con, work, timeout)
-
-
-def view_schema(con: duckdb.DuckDBPyConnection, view: str) -> Result:
-    """Columns and types of one view."""
-    if view not in catalog_views(con):
-        raise QueryRefused(_explain_error(con, duckdb.CatalogException(f"Table with name {view} does not exist!")))
-    rows = con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index",
-                       [view]).fetchall()
-    return Result(["column", "type"], rows)
-
-
-def serve(request: dict) -> int:
-    """Answer one request of `jbag sql` in the sandboxed child (storage/sandbox.py); exit 0, 1, 2 or 130.
-
-    request: root, memory_limit, warn, timeout, and kind query (query, format, max_rows), list, tables or
-    schema (view).
-    """
-    root, kind, fmt, timeout = Path(request["root"]), request["kind"], request["format"], request["timeout"]
-    try:
-        con = open_catalog(root, request["memory_limit"], warn=request.get("warn", True))
-    except (QueryRefused, FileNotFoundError) as exc:
-        print(f"jbag sql: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        if kind == "query":
-            return _one(lambda: stream_query(con, request["query"], fmt, sys.stdout, timeout, request["max_rows"]))
-        if kind == "list":
-            return _one(lambda: _print(list_views(con, timeout), fmt))
-        if kind == "tables":
-            print("\n".join(catalog_views(con)) or "(no views yet: run `jbag run` first)")
-            return 0
-        return _one(lambda: _print(view_schema(con, request["view"]), fmt))
-    finally:
-        try:
-            sys.stdout.flush()
-            con.close()
-        except (duckdb.Error, OSError, ValueError):  # a cancelled worker still holds it; the process ends anyway
-            pass
-
-
-def _print(result: Result, fmt: str) -> None:
-    sys.stdout.write(format_rows(result.columns, result.rows, fmt))
-
-
-def _one(action: Callable[[], object]) -> int:
-    try:
-        action()
-        return 0
-    except QueryRefused as exc:
-        print(f"jbag sql: {exc}", file=sys.stderr)
-        return 1
-    except QueryCancelled as exc:
-        print(f"jbag sql: {exc}", file=sys.stderr)
-        return 130
-    except KeyboardInterrupt:  # Ctrl-C outside a running query (while writing its output)
-        print("jbag sql: cancelled (Ctrl-C)", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # the reader went away: stop quietly, as other Unix tools do
-        _silence_stdout()
-        return 0
-
-
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):  # stdout without a file descriptor (tests)
-        pass
 
 
 def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _sql_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'

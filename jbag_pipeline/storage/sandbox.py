@@ -52,7 +52,7 @@ def duckdb_limit(cap: int) -> str:
 
 
 def run_request(request: dict, memory: str = DEFAULT_MEMORY) -> int:
-    """Run one request (see query.serve) in a sandboxed child; its output goes to sys.stdout and sys.stderr.
+    """Run one request (see query_output.serve) in a sandboxed child; its output goes to sys.stdout and sys.stderr.
 
     Returns the child's exit code (0, 1, 2, 130), or 1 with one line when the parent stopped it.
     """
@@ -183,7 +183,7 @@ def _child_main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)  # only the parent signals it (own process group)
     try:
         restrict_child()
-        from jbag_pipeline.storage.query import serve
+        from jbag_pipeline.storage.query_output import serve
 
         return serve(request)
     except KeyboardInterrupt:  # Ctrl-C before the query started (while importing or opening the catalog)

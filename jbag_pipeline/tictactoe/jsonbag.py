@@ -10,7 +10,6 @@ prototypes to its tokens; variant "none" is exact JSD over the full token union)
 
 from __future__ import annotations
 
-import copy
 import functools
 from pathlib import Path
 
@@ -49,8 +48,9 @@ def document_board(doc: dict) -> int:
 
 
 @functools.cache
-def _board_documents() -> dict[int, dict]:
-    """The engine's to_json of every valid board, by index: the game tree expanded once per distinct position.
+def board_documents() -> dict[int, dict]:
+    """The engine's to_json of every valid board, by index (cached: do not change them): the game tree expanded once
+    per distinct position.
 
     Each board keeps the first move order that reached it; the JSON depends only on the board (moveCount,
     turnCounter and turnOwner follow from the mark count), so any order gives the same document.
@@ -73,18 +73,10 @@ def _board_documents() -> dict[int, dict]:
     return documents
 
 
-def board_document(board: int) -> dict:
-    """The state JSON that self-play records for a valid board (a copy)."""
-    documents = _board_documents()
-    if board not in documents:
-        raise ValueError(f"board_document: board index {board} is not a valid tic-tac-toe board")
-    return copy.deepcopy(documents[board])
-
-
 @functools.cache
 def _board_tokens() -> tuple[np.ndarray, Vocabulary, sp.csr_matrix]:
     """Valid board indices (ascending), the vocabulary of their tokens and the (boards x tokens) count matrix."""
-    documents = _board_documents()
+    documents = board_documents()
     boards = np.array(sorted(documents), dtype=np.int64)
     bags = [tokenize_state(documents[board], mode="both", num_suffix=True) for board in boards.tolist()]
     vocabulary = Vocabulary.from_bags(bags)

@@ -8,7 +8,7 @@ String distance is rapidfuzz's Levenshtein: maintained, C++ speed, and the right
 like `.board[5][6]`; tree edit distance (zss, apted) is unmaintained and far slower for thousands of tokens,
 and a token path is a chain, not a tree, so it would add nothing.
 
-Token anatomy (DESIGN.md section 4): a token is path + "." + value, or a bare path that the positive-integer
+Token anatomy (docs/DESIGN.md section 3): a token is path + "." + value, or a bare path that the positive-integer
 rule emits beside path + "." + n. The split, on a whole vocabulary:
 - bare: the token ends with "]", or the vocabulary holds token + "." + n (n a positive int) and the token is
   not itself X + "." + m of a token X in the vocabulary (m a positive int: then it is X's value token);

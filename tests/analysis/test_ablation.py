@@ -21,6 +21,7 @@ from jbag_pipeline.presets import GameRun, get_preset
 from jbag_pipeline.transforms.sampling import sampled_states
 from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
 from jbag_pipeline.transforms.segments import segmented_bags
+from tests.helpers.value_tables import values_of_bag
 
 PRESET = get_preset("smoke")
 
@@ -49,10 +50,10 @@ def test_all_tokens_is_the_jsd_to_prototypes_normalised_over_all_their_tokens():
     restricted = {".a": 0.5, ".b": 0.5}
     expected = seat_values(np.array([jsd(restricted, {".a": 2, ".b": 1, OUTSIDE_FEATURES: 1}),
                                      jsd(restricted, {".a": 1, ".b": 3, OUTSIDE_FEATURES: 4})]))
-    assert value.values_of_bag(candidate) == pytest.approx(expected.tolist(), abs=1e-12)
+    assert values_of_bag(value, candidate) == pytest.approx(expected.tolist(), abs=1e-12)
     ours = make_jsonbag_value(_prototypes(SEATS), _features([".a", ".b"]), "full", "full", 2)
     renormalised = seat_values(np.array([jsd(restricted, {".a": 2, ".b": 1}), jsd(restricted, {".a": 1, ".b": 3})]))
-    assert ours.values_of_bag(candidate) == pytest.approx(renormalised.tolist(), abs=1e-12)
+    assert values_of_bag(ours, candidate) == pytest.approx(renormalised.tolist(), abs=1e-12)
     assert not np.allclose(expected, renormalised)
 
 
@@ -62,7 +63,7 @@ def test_all_tokens_counts_only_the_tokens_the_filter_keeps():
                                   token_filter=TokenFilter(("turnOwner",)), normalisation="all_tokens")
     plain = make_jsonbag_value(_prototypes(SEATS), _features([".a", ".b"]), "full", "full", 2,
                                token_filter=TokenFilter(("turnOwner",)), normalisation="all_tokens")
-    assert filtered.values_of_bag({".a": 3, ".b": 1}) == plain.values_of_bag({".a": 3, ".b": 1})
+    assert values_of_bag(filtered, {".a": 3, ".b": 1}) == values_of_bag(plain, {".a": 3, ".b": 1})
     with pytest.raises(ValueError, match="normalisation must be one of"):
         make_jsonbag_value(_prototypes(SEATS), _features([".a"]), "full", "full", 2, normalisation="tokens")
 
@@ -74,7 +75,7 @@ def test_a_kept_turn_order_fields_tokens_reach_the_value_and_a_dropped_ones_do_n
     for level in levels:
         value = make_jsonbag_value(_prototypes(bags), _features([".a", ".turnOwner.0", ".turnOwner.1"]), "full",
                                    "full", 2, token_filter=TokenFilter(level.blacklist))
-        values[level.level] = value.values_of_bag({".a": 1, ".turnOwner.0": 4})
+        values[level.level] = values_of_bag(value, {".a": 1, ".turnOwner.0": 4})
     assert values[DROPPED] == pytest.approx([0.5, 0.5])  # only .a is left: both seats look alike
     assert values[KEPT][0] > 0.6  # seat 0's turn-order token brings the candidate near seat 0's prototype
 

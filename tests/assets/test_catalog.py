@@ -7,8 +7,9 @@ from jbag_pipeline.assets.catalog import catalog
 from jbag_pipeline.assets.model import state_tokens
 from jbag_pipeline.assets.selfplay import selfplay
 from jbag_pipeline.storage.catalog import catalog_path
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from tests.helpers.materialize import GAME, check_results, declared_checks, materialize
+from tests.helpers.storage import run_query
 
 
 @pytest.fixture(scope="module")

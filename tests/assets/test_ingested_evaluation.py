@@ -21,10 +21,11 @@ from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.presets import PRESETS, game_run
 from jbag_pipeline.resources import JbagSettings
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from jbag_pipeline.schemas import INGESTED_VF_EVALUATION
 from jbag_pipeline.tokenize import tokenize_state
 from tests.helpers.materialize import check_results, declared_checks, materialize_with
+from tests.helpers.storage import run_query
 
 REFERENCE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "jsonbag_reference" / \
     "example_trajectories"

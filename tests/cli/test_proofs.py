@@ -27,10 +27,10 @@ from dagster._core.storage.dagster_run import DagsterRun
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.storage.catalog import VIEWS, published_dir, publish
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from jbag_pipeline.cli.runner import PROCESS_TAG, fail_orphaned_runs, process_tag
 from jbag_pipeline.compute import lifeline
-from tests.helpers.storage import build_catalog, table_glob
+from tests.helpers.storage import build_catalog, run_query, table_glob
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE_RUN = ("run", "--preset", "smoke", "--games", "tictactoe")

@@ -29,7 +29,7 @@ def prototype_matrix(prototypes: Mapping[Hashable, Bag]) -> tuple[list, Vocabula
 
 def jsd_to_prototypes_sparse(vocabulary: Vocabulary, bags: Sequence[Bag], prototypes: np.ndarray) -> np.ndarray:
     """JSD of every bag to every prototype row over `vocabulary` (n, k), exact over each bag's full tokens."""
-    outside = np.array([vocabulary.outside_mass(bag) for bag in bags], dtype=float)
+    outside = np.array([sum(c for t, c in bag.items() if t not in vocabulary) for bag in bags], dtype=float)
     return jsd_matrix(vocabulary.matrix(bags), prototypes, outside)
 
 

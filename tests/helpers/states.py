@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 
 def random_play_states(game, n_games: int, every: int) -> list:
     """Every `every`-th state (cloned) of `n_games` random games of `game`, seeded 0..n_games-1."""
@@ -27,3 +29,19 @@ def children(state) -> list:
         child.apply(action)
         result.append(child)
     return result
+
+
+def same_decisions(states: list, first, second, seed: int = 4):
+    """Feeds two value functions the same determinized decisions along `states` and asserts after each that they
+    value its children alike (to 1e-12) and hold the same trajectory counts; yields after each decision."""
+    rngs = random.Random(seed), random.Random(seed)
+    for state in states:
+        seat = state.current_player
+        values = []
+        for value, rng in zip((first, second), rngs):
+            sample = state.determinize(seat, rng)
+            value.begin_decision(sample, seat)
+            values.append(np.asarray(value.values(children(sample), seat)))
+        np.testing.assert_allclose(values[0], values[1], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(first.trajectory, second.trajectory)
+        yield state

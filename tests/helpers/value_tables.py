@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import polars as pl
 
 from engines.agents import RandomAgent
 from engines.match import play_match
 from jbag_pipeline.model.prototypes import build_prototypes
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_trajectory
+from jbag_pipeline.model.value import JsonBagValue
 
 
 def lake_tables(game, n_games: int = 6, seed: int = 0, top: int = 60) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -25,3 +27,10 @@ def lake_tables(game, n_games: int = 6, seed: int = 0, top: int = 60) -> tuple[p
                              "importance": [1.0] * len(chosen), "rank": list(range(1, len(chosen) + 1)),
                              "segment": [None] * len(chosen)}, schema_overrides={"segment": pl.Int32})
     return pl.DataFrame(rows, schema_overrides={"seat": pl.Int8}), features
+
+
+def values_of_bag(value: JsonBagValue, bag: dict[str, float]) -> list[float]:
+    """V of every seat for a trajectory bag given as token -> count (filtered and unknown tokens as usual)."""
+    counts = np.zeros(len(value.features))
+    outside = value.add_bag(bag, counts)
+    return value.values_of(counts, outside).tolist()

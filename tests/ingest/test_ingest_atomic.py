@@ -25,8 +25,9 @@ from jbag_pipeline.ingest.read import BELOW_FLOAT_RANGE, MAX_DEPTH
 from jbag_pipeline.ingest.store import write_batch
 from jbag_pipeline.ingest.trajectories import MAX_GAME_NAME, read_trajectories
 from jbag_pipeline.storage.catalog import catalog_path, publish
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from tests.helpers.nim_files import nim_file
+from tests.helpers.storage import run_query
 
 REPO = Path(__file__).resolve().parents[2]
 INGEST_TABLES = ("ingested_games", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine")

@@ -20,8 +20,9 @@ from jbag_pipeline.cli.ingest import run_ingest
 from jbag_pipeline.ingest.store import write_batch
 from jbag_pipeline.ingest.trajectories import read_trajectories
 from jbag_pipeline.resources import JbagSettings, settings_from_env
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from tests.helpers.materialize import materialize_with
+from tests.helpers.storage import run_query
 
 TABLES = ["ingested_games", "ingested_states", "ingested_tokens", "ingested_sources", "ingest_quarantine",
           *MODEL_TABLES]

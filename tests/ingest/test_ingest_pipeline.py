@@ -17,8 +17,9 @@ from jbag_pipeline.cli.commands import main
 from jbag_pipeline.ingest.trajectories import read_trajectories
 from jbag_pipeline.cli.ingest import run_ingest
 from jbag_pipeline.ingest.store import write_batch
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from tests.helpers.nim_files import nim_file as game_file
+from tests.helpers.storage import run_query
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO.parent / "shared" / "data" / "jsonbag_reference" / "example_trajectories"

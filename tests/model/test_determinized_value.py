@@ -98,7 +98,7 @@ def test_reset_empties_the_trajectory():
 def _scratch_values(value: DeterminizedJsonBagValue, child, seat: int) -> float:
     """V_seat of the value's trajectory plus the child's tokens, counted from scratch by the plain tokenizer."""
     counts = value.trajectory.copy()
-    outside = value.trajectory_outside + value._add(tokenize_state(child.to_json(), num_suffix=True), counts)
+    outside = value.trajectory_outside + value.add_bag(tokenize_state(child.to_json(), num_suffix=True), counts)
     return float(value.values_of(counts, outside)[seat])
 
 
@@ -118,7 +118,7 @@ def test_batched_values_equal_counting_from_scratch(name, monkeypatch):
             trajectory, outside = value.trajectory.copy(), value.trajectory_outside
             value.begin_decision(sample, seat)  # counted as the last sample plus its changes
             added = np.zeros(len(value.features))  # the sample joins the trajectory, counted afresh here
-            added_outside = value._add(tokenize_state(sample.to_json(), num_suffix=True), added)
+            added_outside = value.add_bag(tokenize_state(sample.to_json(), num_suffix=True), added)
             assert np.array_equal(value.trajectory - trajectory, added)
             assert value.trajectory_outside - outside == pytest.approx(added_outside)
             children = []

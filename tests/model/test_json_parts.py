@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
 from engines import GAMES, load_game
@@ -16,6 +15,7 @@ from jbag_pipeline.model.tokenize import tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
+from tests.helpers.states import same_decisions
 
 PARTS_GAMES = sorted(name for name in GAMES if load_game(name).new_state(seed=0).json_parts() is not None)
 STATES_PER_GAME = 120
@@ -116,21 +116,8 @@ def test_the_value_by_parts_equals_the_value_by_documents(name):
 
     for chosen in (features, None):
         by_parts, by_documents = ByParts(prototypes, chosen), ByDocuments(prototypes, chosen)
-        rng_a, rng_b = random.Random(4), random.Random(4)
-        for state in states:
-            seat = state.current_player
-            values = []
-            for value, rng in ((by_parts, rng_a), (by_documents, rng_b)):
-                sample = state.determinize(seat, rng)
-                value.begin_decision(sample, seat)
-                children = []
-                for action in sample.legal_actions():
-                    children.append(sample.clone())
-                    children[-1].apply(action)
-                values.append(np.asarray(value.values(children, seat)))
+        for _ in same_decisions(states, by_parts, by_documents):
             assert by_parts._by_parts and not by_documents._by_parts
-            np.testing.assert_allclose(values[0], values[1], rtol=0, atol=1e-12)
-            np.testing.assert_array_equal(by_parts.trajectory, by_documents.trajectory)
 
 
 def test_a_part_is_its_subtree_with_the_parts_below_it_emptied():

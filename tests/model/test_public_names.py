@@ -1,4 +1,4 @@
-"""The stable public names of DESIGN.md section 9 still reach the model's code after the move into packages."""
+"""The stable public names of docs/DESIGN.md section 5 still reach the model's code after the move into packages."""
 
 import jbag_pipeline.bags
 import jbag_pipeline.model

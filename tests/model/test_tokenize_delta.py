@@ -12,6 +12,7 @@ from engines.match import play_match
 from jbag_pipeline.model.tokenize import tokenize_state
 from jbag_pipeline.model.tokenize_delta import MISSING, TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
+from tests.helpers.tokens import token_delta
 
 
 def _difference(old, new, wanted: set | None) -> dict[str, int]:
@@ -30,9 +31,9 @@ def test_delta_equals_the_difference_of_tokenizations_on_every_game(name):
     for wanted in (None, set(rng.sample(vocabulary, min(100, len(vocabulary))))):
         delta = TokenDelta(None if wanted is None else token_paths(wanted))
         for old, new in zip(docs, docs[1:]):
-            assert delta.delta(old, new) == _difference(old, new, wanted)
-        assert delta.delta(docs[-1], docs[0]) == _difference(docs[-1], docs[0], wanted)  # far apart
-        assert delta.delta({}, docs[0]) == _difference({}, docs[0], wanted)  # from nothing
+            assert token_delta(delta, old, new) == _difference(old, new, wanted)
+        assert token_delta(delta, docs[-1], docs[0]) == _difference(docs[-1], docs[0], wanted)  # far apart
+        assert token_delta(delta, {}, docs[0]) == _difference({}, docs[0], wanted)  # from nothing
 
 
 def test_delta_handles_added_and_removed_keys_and_items_and_changed_kinds():
@@ -54,10 +55,10 @@ def test_delta_handles_added_and_removed_keys_and_items_and_changed_kinds():
         ({"pile": [1, 2, 3, 4, 5, 6]}, {"pile": [7, 8, 9, 10, 11, 6]}),  # most replaced: position by position
     ]
     for old, new in cases:
-        assert TokenDelta(None).delta(old, new) == _difference(old, new, None), (old, new)
+        assert token_delta(TokenDelta(None), old, new) == _difference(old, new, None), (old, new)
         wanted = set(tokenize_state(old, num_suffix=True)) | set(tokenize_state(new, num_suffix=True))
         some = set(sorted(wanted)[::2])
-        assert TokenDelta(token_paths(some)).delta(old, new) == _difference(old, new, some), (old, new)
+        assert token_delta(TokenDelta(token_paths(some)), old, new) == _difference(old, new, some), (old, new)
 
 
 def test_changes_stop_at_the_smallest_differing_values_and_skip_unwanted_places():

@@ -4,8 +4,6 @@ tokens and unrestricted, including children valued before any decision and a sta
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
@@ -13,19 +11,12 @@ from engines import GAMES, load_game
 from jbag_pipeline.model.tokenize import tokenize_state
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from tests.engines.test_json_changes import CHANGES_GAMES, random_states
+from tests.helpers.states import children, same_decisions
 
 
 class ByDocuments(DeterminizedJsonBagValue):
     counts_by_changes = False
     counts_by_parts = False
-
-
-def children_of(state) -> list:
-    children = []
-    for action in state.legal_actions():
-        children.append(state.clone())
-        children[-1].apply(action)
-    return children
 
 
 @pytest.mark.parametrize("name", CHANGES_GAMES)
@@ -37,19 +28,10 @@ def test_the_value_by_changes_equals_the_value_by_documents(name):
     features = sorted(set().union(*bags))[::7]
     for chosen in (features, None):
         by_changes, by_documents = DeterminizedJsonBagValue(prototypes, chosen), ByDocuments(prototypes, chosen)
-        first = children_of(states[0])  # valued before any decision: counted from the empty document
+        first = children(states[0])  # valued before any decision: counted from the empty document
         np.testing.assert_array_equal(by_changes.values(first, 0), by_documents.values(first, 0))
-        rng_a, rng_b = random.Random(4), random.Random(4)
-        for state in states:
-            seat = state.current_player
-            values = []
-            for value, rng in ((by_changes, rng_a), (by_documents, rng_b)):
-                sample = state.determinize(seat, rng)
-                value.begin_decision(sample, seat)
-                values.append(np.asarray(value.values(children_of(sample), seat)))
+        for _ in same_decisions(states, by_changes, by_documents):
             assert by_changes._by_changes and not by_documents._by_changes
-            np.testing.assert_allclose(values[0], values[1], rtol=0, atol=1e-12)
-            np.testing.assert_array_equal(by_changes.trajectory, by_documents.trajectory)
             assert by_changes._trajectory_mass == by_documents._trajectory_mass
 
 

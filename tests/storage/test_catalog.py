@@ -14,10 +14,10 @@ import pytest
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.assets.catalog import catalog as catalog_asset
 from jbag_pipeline.storage.catalog import PUBLISHED_FILE, published_dir, publish
-from jbag_pipeline.storage.query import open_catalog, run_query
+from jbag_pipeline.storage.query import open_catalog
 from jbag_pipeline.resources import JbagSettings, LakeResource
 from jbag_pipeline.resources.io_manager import lake_resources
-from tests.helpers.storage import build_catalog
+from tests.helpers.storage import build_catalog, run_query
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -50,16 +50,6 @@ def test_missing_table_error_names_the_table(tmp_path):
         lake.read_table(tmp_path, "nope")
 
 
-def test_write_removes_an_older_finer_split_of_the_partition(tmp_path):
-    """evaluation_games was once split game=<g>/pair=<p>/; a whole-game write must not leave those to be read twice."""
-    for pair in ("x", "y"):
-        lake.write_table(pl.DataFrame({"v": [pair]}), tmp_path, "t", {"game": "a", "pair": pair})
-    lake.write_table(pl.DataFrame({"v": ["other"]}), tmp_path, "t", {"game": "b", "pair": "x"})
-    lake.write_table(pl.DataFrame({"v": ["x", "y"]}), tmp_path, "t", {"game": "a"})
-    assert sorted(lake.read_table(tmp_path, "t")["v"].to_list()) == ["other", "x", "y"]
-    assert lake.partition_path(tmp_path, "t", {"game": "b", "pair": "x"}).exists()  # another game's files stay
-
-
 def this_host() -> str:
     """This host as temporary file names spell it."""
     return lake.temporary_name().removeprefix(".part-").rsplit("-", 3)[0]

@@ -12,16 +12,12 @@ import jbag_pipeline.storage.catalog as catalog
 import jbag_pipeline.cli.commands as cli
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.storage.catalog import catalog_path
-from tests.helpers.storage import build_catalog
+from tests.helpers.storage import add_float_states, catalog_of_two_games
 
 
 @pytest.fixture
 def root(tmp_path):
-    games = pl.DataFrame({"game": ["connect4", "connect4"], "game_id": [1, 2], "winner": [0, None]},
-                         schema={"game": pl.String, "game_id": pl.Int64, "winner": pl.Int8})
-    lake.write_table(games, tmp_path, "selfplay_games", {"game": "connect4"})
-    assert build_catalog(tmp_path) == {"games": "selfplay_games"}
-    return tmp_path
+    return catalog_of_two_games(tmp_path)
 
 
 def test_select_in_each_format(root, capsys):
@@ -67,10 +63,7 @@ def test_missing_catalog_is_a_clear_error(tmp_path, capsys):
 
 @pytest.fixture
 def root_with_floats(root):
-    states = pl.DataFrame({"game": ["connect4"] * 3, "value": [2 / 3, 1e-9, 123456789.123], "step": [0, 1, 2]})
-    lake.write_table(states, root, "selfplay_states", {"game": "connect4"})
-    build_catalog(root)
-    return root
+    return add_float_states(root)
 
 
 def test_floats_readable_in_table_and_full_in_csv_and_json(root_with_floats, capsys):
@@ -108,37 +101,6 @@ def test_row_cap_says_when_rows_were_cut(root_with_floats, capsys):
     for timeout in ("0", "-1", "nan", "inf"):
         assert cli.main(["sql", "SELECT 1", "--timeout", timeout, "--data-dir", str(root_with_floats)]) == 2
     assert capsys.readouterr().err.count("--timeout must be a positive, finite number of seconds") == 4
-
-
-def test_prompt_dot_commands_and_errors_on_stderr(root_with_floats, capsys, monkeypatch):
-    lines = iter([".tables", ".schema states", ".schema stats", "SELECT count(*)", "AS n FROM games;",
-                  "COPY games TO 'x.csv';", "SELECT '\udcff';", ".nope"])
-
-    def fake_input(prompt=""):
-        line = next(lines, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", fake_input)
-    assert cli.main(["sql", "--format", "csv", "--data-dir", str(root_with_floats)]) == 1  # some query failed
-    captured = capsys.readouterr()
-    assert "games\nstates\n" in captured.out
-    assert "column,type\ngame,VARCHAR\nvalue,DOUBLE\nstep,BIGINT\n" in captured.out
-    assert "n\n2\n" in captured.out
-    assert captured.err.splitlines() == [
-        "jbag sql: SQL error: no view named stats; closest views: states, games (.tables or `jbag sql --list` lists all)",
-        "jbag sql: refused: COPY statements are not allowed (jbag sql is read-only: SELECT and EXPLAIN only)",
-        "jbag sql: the query is not valid UTF-8 (undecodable byte at character 9)",
-        "jbag sql: unknown command '.nope'; .help lists the commands",
-    ]
-    assert not (root_with_floats / "x.csv").exists()
-
-
-def test_prompt_exits_zero_when_every_query_succeeded(root, capsys, monkeypatch):
-    lines = iter(["SELECT 1;", ".quit"])
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
-    assert cli.main(["sql", "--data-dir", str(root)]) == 0
 
 
 def test_a_broken_view_is_reported_and_the_others_still_answer(root_with_floats, capsys):

@@ -17,8 +17,8 @@ import jbag_pipeline.cli.commands as cli
 import jbag_pipeline.storage.lake as lake
 import jbag_pipeline.storage.query as query
 from jbag_pipeline.storage.catalog import catalog_path
-from jbag_pipeline.storage.query import QueryRefused, open_catalog, run_query
-from tests.helpers.storage import build_catalog
+from jbag_pipeline.storage.query import QueryRefused, open_catalog
+from tests.helpers.storage import build_catalog, run_query
 
 REPO = Path(__file__).resolve().parents[2]
 
