@@ -107,7 +107,7 @@ def worker(game_name: str, iterations: int, rollout: int, decisions: int) -> dic
 
 
 def selfplay_worker(game_name: str, iterations: int, rollout: int, games: int) -> dict:
-    """In the subprocess: `games` self-play games (seeds 0, 1, ...) as jbag_pipeline.agents.selfplay plays them;
+    """In the subprocess: `games` self-play games (seeds 0, 1, ...) as jbag_pipeline.play.selfplay plays them;
     "records" hashes, after the timing, what the states table keeps of them."""
     import hashlib
 

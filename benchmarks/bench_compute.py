@@ -2,7 +2,7 @@
 batch, and self-play throughput with 1, 2 and 4 workers of a local Dask cluster.
 
 Self-play is the smoke preset's (every registered game, its games and MCTS budget), through
-jbag_pipeline.agents.selfplay.play_selfplay on each backend; each backend is warmed up by one batch first, so
+jbag_pipeline.play.selfplay.play_selfplay on each backend; each backend is warmed up by one batch first, so
 the process pool's and the cluster's start-up are reported on rows of their own, not in the batch times. The
 speedup row's median is inline seconds / local seconds (the issue's target: at least 1.6 on 2 cores). Dask
 overhead is the wall time of a batch of 8 empty one-item tasks. On a machine shared with other work the
@@ -16,7 +16,7 @@ import sys
 import time
 
 from engines import GAMES
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.compute import DaskCompute, InlineCompute, LocalCompute, run_batch
 from jbag_pipeline.presets import game_run, get_preset
 

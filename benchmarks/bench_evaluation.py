@@ -70,7 +70,7 @@ def prepare_lake(data: Path, games: tuple[str, ...], preset: str) -> None:
 
 def games_settings(game: str, preset_name: str, per_seat: int | None) -> dict:
     """What the "games" kind plays, from this checkout's preset, so that every subject plays the same games."""
-    from jbag_pipeline.agents.evaluation import split_pair
+    from jbag_pipeline.play.evaluation import split_pair
     from jbag_pipeline.assets.evaluation import evaluated_pairs
     from jbag_pipeline.model.variants import SENSITIVITY_VARIANT
     from jbag_pipeline.presets import game_run, get_preset
@@ -111,7 +111,7 @@ def games_worker(game: str, data: Path, settings: dict) -> dict:
 
     import jbag_pipeline
     from engines import load_game
-    from jbag_pipeline.agents.evaluation import play_control, play_evaluation, split_pair
+    from jbag_pipeline.play.evaluation import play_control, play_evaluation, split_pair
     from jbag_pipeline.model.tokenize import TokenFilter
     from jbag_pipeline.model.value_tables import make_jsonbag_value
 

@@ -1,6 +1,6 @@
 """Scaling: self-play time for 1x, 2x and 4x the games (it should grow linearly), and state_tokens bytes per token.
 
-Self-play is jbag_pipeline.agents.selfplay.play_selfplay at the smoke preset's MCTS settings; the 2x and 4x runs
+Self-play is jbag_pipeline.play.selfplay.play_selfplay at the smoke preset's MCTS settings; the 2x and 4x runs
 replay the 1x seeds and add more. Because games differ in length, linearity is judged per action: a kx row's
 ratio is its seconds per action divided by the 1x run's (1.0 = linear). The scales run interleaved within
 each repetition. The Parquet rows write the 4x run's state_tokens as the lake does (zstd) and divide the
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jbag_pipeline.storage.lake as lake
 from jbag_pipeline.presets import game_run, get_preset
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.transforms.state_tokens import tokenize_states
 
 SCALES = (1, 2, 4)

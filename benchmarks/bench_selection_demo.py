@@ -30,7 +30,7 @@ from jbag_pipeline.presets import game_run, get_preset
 from jbag_pipeline.transforms.sampling import sampled_states
 from jbag_pipeline.transforms.segments import segmented_bags
 from jbag_pipeline.model.selection import select_features
-from jbag_pipeline.agents.selfplay import selfplay_seeds
+from jbag_pipeline.play.selfplay import selfplay_seeds
 from jbag_pipeline.transforms.state_tokens import tokenize_states
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,7 +23,7 @@ from engines import GAMES, load_game
 from engines.agents import RandomAgent, baseline_agent, baseline_value
 from engines.match import play_match
 from jbag_pipeline.model.bags import normalise
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
+from jbag_pipeline.play.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.model.selection import rank_tokens, top_k
 from jbag_pipeline.model.prototypes import build_prototypes
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_trajectory

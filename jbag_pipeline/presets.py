@@ -206,7 +206,7 @@ def _runs(selfplay: int, iterations: int, rollout: int, eval_games: int, strengt
 CARD_GAME_STRENGTH = {"strength_games_per_seat": 25}
 DEMO_TUNING_GAMES_PER_SEAT = {"cant_stop": 25, "dominion": 10, "sea_salt_paper": 15, "seven_wonders": 10}
 # selfplay_tuning's candidates at the demo's CPU time per decision (about 0.55 ms in Can't Stop, 1.0-1.1 ms in
-# Dominion and Sea Salt and Paper, 3.7 ms in 7 Wonders; MCTS iterations from agents.tuning.calibrate_iterations on
+# Dominion and Sea Salt and Paper, 3.7 ms in 7 Wonders; MCTS iterations from play.tuning.calibrate_iterations on
 # this 2-core machine), each game's current self-play agent first; the last candidate spends 4 times as long.
 DEMO_TUNING_GRID = {
     "cant_stop": (MCTSSettings(20, 10), MCTSSettings(11, 40), MCTSSettings(15, 10, cutoff="progress"),

@@ -96,7 +96,7 @@ PAPER_TABLE_2 = {c: EVALUATION_SUMMARY[c] for c in (
     "game", "prototype_frequency", "feature_variant", "n", "mean", "ci_low", "ci_high", *win_rate_statistics(),
     "best_worst_diff")}
 PAPER_TABLE_1 = {"game": pl.String, "rank": pl.Int32, **PAPER_TABLE_2}
-# per game, share of the self-play games and pair: the overall row against the control (agents/learning_curve.py);
+# per game, share of the self-play games and pair: the overall row against the control (play/learning_curve.py);
 # selfplay_agent and budget split the self-play `agents` label: mcts + iterations=10,rollout=20
 LEARNING_CURVE = {
     "game": pl.String, "share": pl.Float64, "train_games": pl.Int32, "selfplay_agent": pl.String, "budget": pl.String,

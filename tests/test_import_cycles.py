@@ -26,7 +26,7 @@ LAYERS = {
     "jbag_pipeline.training": 4,                              # a value function trained from bags and games
     "jbag_pipeline.analysis": 5, "jbag_pipeline.ingest": 5, "jbag_pipeline.tictactoe": 5,
     "jbag_pipeline.presets": 6, "jbag_pipeline.report_headline": 6,
-    "jbag_pipeline.agents": 7, "jbag_pipeline.preset_files": 7, "jbag_pipeline.report": 7,
+    "jbag_pipeline.play": 7, "jbag_pipeline.preset_files": 7, "jbag_pipeline.report": 7,
     "jbag_pipeline.transfer": 8, "jbag_pipeline.resources": 8,
     "jbag_pipeline.assets": 9,
     "jbag_pipeline.automation": 10,
@@ -92,7 +92,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_graph_sees_the_imports_of_the_package():
     graph = import_graph(module_files(), module_level_only=True)
     assert "engines.registry" in graph["engines"]
-    assert {"jbag_pipeline.presets", "jbag_pipeline.agents.selfplay"} <= graph["jbag_pipeline.transfer.experiment"]
+    assert {"jbag_pipeline.presets", "jbag_pipeline.play.selfplay"} <= graph["jbag_pipeline.transfer.experiment"]
     assert "jbag_pipeline.storage.lake" in graph["jbag_pipeline.cli.commands"]  # `import ...lake as lake`
 
 

@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "jbag_pipeline"
 # frames that never reach the lake as they are, so their schemas stay beside the code that builds them
 # every table's columns and dtypes, in order, as recorded on 2026-12-02
 RECORDED_SCHEMAS = Path(__file__).resolve().parent / "data" / "table_schemas.json"
-INTERNAL_FRAMES = {("agents/evaluation.py", "CONTROL_GAMES_SCHEMA"), ("ingest/trajectories.py", "POSITIONS_SCHEMA"),
-                   ("tictactoe/jsonbag.py", "NO_FEATURES_SCHEMA"), ("agents/focal_games.py", "FOCAL_GAMES")}
+INTERNAL_FRAMES = {("play/evaluation.py", "CONTROL_GAMES_SCHEMA"), ("ingest/trajectories.py", "POSITIONS_SCHEMA"),
+                   ("tictactoe/jsonbag.py", "NO_FEATURES_SCHEMA"), ("play/focal_games.py", "FOCAL_GAMES")}
 
 
 def _is_dtype(node: ast.expr) -> bool:

@@ -5,7 +5,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
+from jbag_pipeline.play.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
                                              features_at_k)
 from jbag_pipeline.analysis.verdicts import HEADLINE

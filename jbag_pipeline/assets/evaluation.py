@@ -8,7 +8,7 @@ import polars as pl
 
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
-from jbag_pipeline.agents.evaluation import control_arm, play_evaluation, split_pair
+from jbag_pipeline.play.evaluation import control_arm, play_evaluation, split_pair
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES, SENSITIVITY_VARIANT
 from jbag_pipeline.presets import game_run, token_filter_for

@@ -1,5 +1,5 @@
 """TAG logs as training data: the winner prototypes of every ingested TAG game that one of our engines plays, in a
-JSON-Bag OSLA against baseline OSLAs beside the control arm (agents/ingested_evaluation.py).
+JSON-Bag OSLA against baseline OSLAs beside the control arm (play/ingested_evaluation.py).
 
 Unpartitioned over the ingested games, like published_vf_evaluation over the published ones: it plays games, so
 it is opt-in (`jbag run --select ingested_vf_evaluation`, after the ingested model in the run's plan) and not
@@ -11,8 +11,8 @@ import dagster as dg
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.agents.ingested_evaluation import SKIPPED, engine_for, evaluate_ingested, unplayed_seats
-from jbag_pipeline.agents.published_evaluation import skipped_notes
+from jbag_pipeline.play.ingested_evaluation import SKIPPED, engine_for, evaluate_ingested, unplayed_seats
+from jbag_pipeline.play.published_evaluation import skipped_notes
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.assets.ingested_model import PROTOTYPES_TABLE, ingested_blacklist
 from jbag_pipeline.ingest.store import GAMES_TABLE, SOURCES_TABLE

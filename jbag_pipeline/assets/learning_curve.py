@@ -1,13 +1,13 @@
 """The learning_curve asset: the curve's pairs rebuilt from nested shares of a game's self-play games, each evaluated
-against the control on the evaluation's seeds (agents/learning_curve.py)."""
+against the control on the evaluation's seeds (play/learning_curve.py)."""
 
 import time
 
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline.agents.evaluation import split_pair
-from jbag_pipeline.agents.learning_curve import curve_games, curve_table, training_tables
+from jbag_pipeline.play.evaluation import split_pair
+from jbag_pipeline.play.learning_curve import curve_games, curve_table, training_tables
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.assets.evaluation import PAIRS, evaluated_pairs
 from jbag_pipeline.model.variants import SENSITIVITY_VARIANT

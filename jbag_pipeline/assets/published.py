@@ -8,7 +8,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline.agents.published_evaluation import SKIPPED, evaluate_published, skipped_notes, skipped_row
+from jbag_pipeline.play.published_evaluation import SKIPPED, evaluate_published, skipped_notes, skipped_row
 from jbag_pipeline.assets.common import preview
 from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, SUM_TOLERANCE, from_table, provenance,
                                            prototype_sum_errors, published_table, read_published)

@@ -5,7 +5,7 @@ import dagster as dg
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 
 
 class SelfplayConfig(dg.Config):

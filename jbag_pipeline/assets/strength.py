@@ -5,7 +5,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline.agents.strength import play_strength, seconds_per_decision, selfplay_habits, strength_table
+from jbag_pipeline.play.strength import play_strength, seconds_per_decision, selfplay_habits, strength_table
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings

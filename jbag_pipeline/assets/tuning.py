@@ -5,7 +5,7 @@ import time
 import dagster as dg
 
 from engines import load_game
-from jbag_pipeline.agents.tuning import play_tuning, tuning_table
+from jbag_pipeline.play.tuning import play_tuning, tuning_table
 from jbag_pipeline.assets.common import game_partitions, preview
 from jbag_pipeline.presets import game_run, tuning_candidates
 from jbag_pipeline.resources import JbagCompute, JbagSettings

@@ -90,8 +90,8 @@ def _start_method() -> str:
 # what unpickling the batches' tasks imports in a worker: seconds of it (scikit-learn, scipy and polars through
 # jbag_pipeline.presets). The forkserver imports it once and every worker forks from it ready, instead of each
 # worker importing it again at its first task. forkserver_watch comes first: the forkserver dies with this process.
-WORKER_PRELOAD = ["jbag_pipeline.compute.forkserver_watch", "jbag_pipeline.agents.selfplay",
-                  "jbag_pipeline.agents.evaluation", "jbag_pipeline.definitions",
+WORKER_PRELOAD = ["jbag_pipeline.compute.forkserver_watch", "jbag_pipeline.play.selfplay",
+                  "jbag_pipeline.play.evaluation", "jbag_pipeline.definitions",
                   "jbag_pipeline.cli.runner"]  # the games' Dagster runs (cli.runner)
 
 

@@ -2,7 +2,7 @@
 
 The one composition every trainer calls: the model chain (one asset per step: winner_prototypes, then
 feature_selection on the segmented bags), the counters-kept and ablation tables (analysis/ablation.full_tables),
-the learning curve's shares (agents/learning_curve.training_tables) and the transfer experiment
+the learning curve's shares (play/learning_curve.training_tables) and the transfer experiment
 (transfer/experiment.model_from_tables). They differ only in what they pass: which bags (every frequency or
 full only, every game or a share of them), which bags the forest ranks (the segmented datasets D_i, or the whole
 trajectories themselves) and the forest's settings.

@@ -22,12 +22,12 @@ import polars as pl
 
 from engines import load_game
 from jbag_pipeline.transforms.bags_table import trajectory_bags_table
-from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
+from jbag_pipeline.play.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.analysis.leakage import DEFAULT_TOKEN_BLACKLIST
 from jbag_pipeline.presets import GameRun, TransferSettings
 from jbag_pipeline.transforms.sampling import sampled_states
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.transforms.state_tokens import tokenize_states
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.analysis.statistics import OVERALL, outcome_statistics

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.analysis.ablation import (DROPPED, KEPT, ablation_levels, ablation_table, full_tables,
                                              features_at_k)
 from jbag_pipeline.analysis.statistics import holm, stratified_exact_p, verdict, wilson_interval

@@ -23,7 +23,7 @@ from jbag_pipeline.resources import JbagSettings
 from jbag_pipeline.transforms.sampling import sampled_states
 from jbag_pipeline.transforms.segments import segmented_bags
 from jbag_pipeline.model.selection import select_features
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.storage.sql import run_sql
 from jbag_pipeline.transforms.state_tokens import tokenize_states
 from jbag_pipeline.model.tokenize import TokenFilter, tokenize_state

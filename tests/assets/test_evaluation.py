@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 
 import jbag_pipeline.storage.lake as lake
-from jbag_pipeline.agents.evaluation import play_control
-from jbag_pipeline.agents.learning_curve import curve_games, training_tables
+from jbag_pipeline.play.evaluation import play_control
+from jbag_pipeline.play.learning_curve import curve_games, training_tables
 from jbag_pipeline.analysis.statistics import holm
 from jbag_pipeline.assets.evaluation import evaluation_control, evaluation_games, evaluation_tables, summary_of_pairs
 from jbag_pipeline.assets.learning_curve import curve_pairs, learning_curve

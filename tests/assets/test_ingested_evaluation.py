@@ -12,8 +12,8 @@ import pytest
 
 import jbag_pipeline.storage.lake as lake
 from engines import load_game
-from jbag_pipeline.agents.ingested_evaluation import INGESTED_FREQUENCY, ingested_value
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
+from jbag_pipeline.play.ingested_evaluation import INGESTED_FREQUENCY, ingested_value
+from jbag_pipeline.play.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.assets.ingested_evaluation import ingested_vf_evaluation
 from jbag_pipeline.assets.ingested_model import PROTOTYPES_TABLE, ingested_blacklist
 from jbag_pipeline.cli.ingest import run_ingest

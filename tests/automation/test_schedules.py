@@ -26,7 +26,7 @@ from jbag_pipeline.automation.refresh import SELFPLAY_KEYS, check_conditions, pl
 from jbag_pipeline.resources import JbagSettings, LakeResource
 from jbag_pipeline.resources.io_manager import lake_resources
 from jbag_pipeline.automation.schedules import BLOCK_EPOCH, seed_block
-from jbag_pipeline.agents.selfplay import selfplay_seeds
+from jbag_pipeline.play.selfplay import selfplay_seeds
 from jbag_pipeline.assets.ingest import INGEST_KEYS
 from jbag_pipeline.assets.ingested_model import MODEL_TABLES
 from jbag_pipeline.automation.sensors import decode_cursor, inbox_sensor

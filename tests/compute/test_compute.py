@@ -8,8 +8,8 @@ import pickle
 import polars as pl
 import pytest
 
-from jbag_pipeline.agents.evaluation import SeatGames
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
+from jbag_pipeline.play.evaluation import SeatGames
+from jbag_pipeline.play.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.compute import (ComputeError, DaskCompute, InlineCompute, LocalCompute, check_scheduler_address,
                                    make_compute, run_batch)

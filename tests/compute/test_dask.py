@@ -18,7 +18,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e '.[dask]')")
 
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds  # noqa: E402
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds  # noqa: E402
 from jbag_pipeline.compute import DaskCompute, InlineCompute  # noqa: E402
 from jbag_pipeline.presets import GameRun  # noqa: E402
 from tests.helpers.compute_tables import parquet_bytes, smoke_tables  # noqa: E402
@@ -92,7 +92,7 @@ def test_smoke_selfplay_and_evaluation_through_dask_give_the_inline_parquet_file
 
 
 def test_an_error_in_a_dask_task_reaches_the_caller_with_its_type(cluster):
-    from jbag_pipeline.agents.evaluation import SeatGames
+    from jbag_pipeline.play.evaluation import SeatGames
     from jbag_pipeline.compute import run_batch
 
     with pytest.raises(ValueError, match="unknown game"):

@@ -51,8 +51,8 @@ from tests.helpers.worker_probe import loaded_modules
 
 if __name__ == "__main__":
     LocalCompute(2).start()
-    print(run_batch(LocalCompute(2), loaded_modules, ["jbag_pipeline.agents.selfplay", "sklearn"] * 2),
-          "jbag_pipeline.agents.selfplay" in sys.modules)
+    print(run_batch(LocalCompute(2), loaded_modules, ["jbag_pipeline.play.selfplay", "sklearn"] * 2),
+          "jbag_pipeline.play.selfplay" in sys.modules)
 """
 
 

@@ -14,7 +14,7 @@ from engines import load_game
 from engines.agents import OpenSpielMCTSAgent, RandomAgent
 from engines.agents.openspiel_mcts import MISSING_OPENSPIEL, import_pyspiel, load_spiel_game, mapping_for, moves_between
 from engines.match import play_match
-from jbag_pipeline.agents.selfplay import play_selfplay
+from jbag_pipeline.play.selfplay import play_selfplay
 from jbag_pipeline.presets import GameRun, get_preset
 
 try:
@@ -147,7 +147,7 @@ def test_missing_pyspiel_gives_one_line_naming_the_extra(monkeypatch):
 def test_jbag_imports_and_plays_python_mcts_without_pyspiel():
     code = ("import sys; sys.modules['pyspiel'] = None\n"
             "import engines.agents, jbag_pipeline.presets\n"
-            "from jbag_pipeline.agents.selfplay import play_selfplay\n"
+            "from jbag_pipeline.play.selfplay import play_selfplay\n"
             "games, _ = play_selfplay('tictactoe', jbag_pipeline.presets.GameRun(mcts_iterations=5), [0])\n"
             "print(games['agents'][0][0])")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

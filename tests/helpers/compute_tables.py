@@ -8,9 +8,9 @@ import orjson
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.agents.evaluation import play_control, play_evaluation
+from jbag_pipeline.play.evaluation import play_control, play_evaluation
 from jbag_pipeline.model.value_tables import make_jsonbag_value
-from jbag_pipeline.agents.selfplay import play_selfplay, selfplay_seeds
+from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.model.tokenize import tokenize_trajectory
 from jbag_pipeline.presets import game_run, get_preset
 from jbag_pipeline.model.prototypes import build_prototypes

@@ -12,7 +12,7 @@ import pytest
 
 import jbag_pipeline.ingest.read as ingest_read
 from jbag_pipeline.ingest.trajectories import read_trajectories
-from jbag_pipeline.agents.selfplay import GAMES_SCHEMA, STATES_SCHEMA
+from jbag_pipeline.play.selfplay import GAMES_SCHEMA, STATES_SCHEMA
 from jbag_pipeline.model.tokenize import parse_json, tokenize_state, tokenize_trajectory
 
 BIG = 123456789012345678901234567890  # beyond 64 bits

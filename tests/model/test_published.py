@@ -12,8 +12,8 @@ import pytest
 from engines import load_game
 from engines.match import play_match
 from engines.agents import baseline_agent
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, SimultaneousJsonBagOSLAAgent, jsonbag_agent_class
-from jbag_pipeline.agents.published_evaluation import published_value
+from jbag_pipeline.play.jsonbag_agent import JsonBagOSLAAgent, SimultaneousJsonBagOSLAAgent, jsonbag_agent_class
+from jbag_pipeline.play.published_evaluation import published_value
 from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.published import (PUBLISHED_FOLDERS, from_table, provenance, prototype_sum_errors, published_table,
                                            read_published, tag_dialect_problem, unknown_fields,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from jbag_pipeline.agents.tuning import calibrate_iterations, play_tuning, tuning_table
+from jbag_pipeline.play.tuning import calibrate_iterations, play_tuning, tuning_table
 from jbag_pipeline.presets import PRESETS, MCTSSettings, Preset, game_run, tuning_candidates
 
 RUN = game_run(PRESETS["smoke"], "tictactoe")  # mcts(iterations=10,rollout=20) in the other seat

@@ -20,7 +20,7 @@ import polars as pl
 from engines import load_game
 from engines.agents import baseline_agent
 from engines.match import MatchRecord, play_match
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent, jsonbag_agent_class
+from jbag_pipeline.play.jsonbag_agent import JsonBagOSLAAgent, jsonbag_agent_class
 from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
 from jbag_pipeline.compute import Compute, run_batch

@@ -3,7 +3,7 @@ value of every child) against baseline OSLAs, with 60 features and unrestricted,
 
 The expected decisions were recorded by running this module with the code of 4412511
 (`git archive 4412511 engines jbag_pipeline tests` into a folder, then
-`PYTHONPATH=<that folder> python tests/agents/test_decision_replay.py`, which writes DECISIONS_FILE).
+`PYTHONPATH=<that folder> python tests/play/test_decision_replay.py`, which writes DECISIONS_FILE).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from engines import GAMES, load_game
 from engines.agents import baseline_agent
 from engines.match import agent_seed
-from jbag_pipeline.agents.jsonbag_agent import jsonbag_agent_class
+from jbag_pipeline.play.jsonbag_agent import jsonbag_agent_class
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from tests.helpers.value_tables import lake_tables
 

@@ -12,7 +12,7 @@ import pytest
 from engines import load_game
 from engines.match import play_match
 from engines.agents import RandomAgent
-from jbag_pipeline.agents.ingested_evaluation import (INGESTED_FREQUENCY, engine_for, ingested_value,
+from jbag_pipeline.play.ingested_evaluation import (INGESTED_FREQUENCY, engine_for, ingested_value,
                                                       unplayable_reason, unplayed_seats)
 from jbag_pipeline.model.bags import jsd
 from jbag_pipeline.model.tokenize import MODES, TokenFilter

@@ -9,9 +9,9 @@ import orjson
 import polars as pl
 
 from engines.agents import baseline_agent
-from jbag_pipeline.agents.focal_games import FocalSeatGames, play_focal
-from jbag_pipeline.agents.habits import Habits, seat_habits
-from jbag_pipeline.agents.selfplay import selfplay_agent_label, selfplay_agents
+from jbag_pipeline.play.focal_games import FocalSeatGames, play_focal
+from jbag_pipeline.play.habits import Habits, seat_habits
+from jbag_pipeline.play.selfplay import selfplay_agent_label, selfplay_agents
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.presets import GameRun

@@ -19,8 +19,8 @@ import polars as pl
 from engines import load_game
 from engines.base import Action, State
 from engines.match import play_match
-from jbag_pipeline.agents.evaluation import evaluation_seed
-from jbag_pipeline.agents.habits import seat_habits
+from jbag_pipeline.play.evaluation import evaluation_seed
+from jbag_pipeline.play.habits import seat_habits
 from jbag_pipeline.compute import Compute, run_batch
 
 FOCAL_GAMES = {

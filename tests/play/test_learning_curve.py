@@ -9,7 +9,7 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from jbag_pipeline.agents.learning_curve import agent_and_budget, curve_table, nested_shares, selection_frequency
+from jbag_pipeline.play.learning_curve import agent_and_budget, curve_table, nested_shares, selection_frequency
 from jbag_pipeline.analysis.statistics import holm
 from jbag_pipeline.presets import PRESETS
 from jbag_pipeline.schemas import LEARNING_CURVE

@@ -11,7 +11,7 @@ import pytest
 from engines import load_game
 from engines.agents import RandomAgent
 from engines.match import play_match, replay
-from jbag_pipeline.agents.evaluation import (CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, Arm, control_arm,
+from jbag_pipeline.play.evaluation import (CONTROL_GAMES_SCHEMA, EVALUATION_GAMES_SCHEMA, Arm, control_arm,
                                              evaluate_against_control, evaluation_seed, play_control,
                                              play_evaluation)
 from jbag_pipeline.analysis.statistics import OVERALL, control_table
@@ -130,9 +130,9 @@ def test_bad_arguments_are_rejected():
 def test_the_jsonbag_osla_searches_as_the_games_baseline_does(name, monkeypatch):
     """7 Wonders' baseline plays each child on to the round's end (its choices are secret): so must the JSON-Bag
     OSLA, or the two would differ in more than their value."""
-    import jbag_pipeline.agents.evaluation as evaluation
+    import jbag_pipeline.play.evaluation as evaluation
     from engines.agents import SimultaneousOSLAAgent, baseline_agent
-    from jbag_pipeline.agents.jsonbag_agent import SimultaneousJsonBagOSLAAgent
+    from jbag_pipeline.play.jsonbag_agent import SimultaneousJsonBagOSLAAgent
 
     tasks = []
     monkeypatch.setattr(evaluation, "run_batch", lambda compute, task, items: tasks.append(task) or [])

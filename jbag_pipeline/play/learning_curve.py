@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 
 import polars as pl
 
-from jbag_pipeline.agents.evaluation import play_evaluation, split_pair
+from jbag_pipeline.play.evaluation import play_evaluation, split_pair
 from jbag_pipeline.analysis.statistics import OVERALL, summarise
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.tokenize import TokenFilter

@@ -14,10 +14,10 @@ import polars as pl
 
 from engines import load_game
 from engines.match import play_match
-from jbag_pipeline.agents.focal_games import FocalSeatGames, TimedAgent, play_focal
-from jbag_pipeline.agents.habits import Habits
-from jbag_pipeline.agents.selfplay import mcts_agent, selfplay_agent_label, selfplay_agents
-from jbag_pipeline.agents.strength import win_rate_columns
+from jbag_pipeline.play.focal_games import FocalSeatGames, TimedAgent, play_focal
+from jbag_pipeline.play.habits import Habits
+from jbag_pipeline.play.selfplay import mcts_agent, selfplay_agent_label, selfplay_agents
+from jbag_pipeline.play.strength import win_rate_columns
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.presets import GameRun, MCTSSettings
 from jbag_pipeline.schemas import SELFPLAY_TUNING

@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
+from jbag_pipeline.play.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.published import (PublishedValueFunction, check_seats, tag_dialect_problem,
                                            unknown_fields, unreachable_features)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engines import GAMES, load_game
 from engines.agents import OSLAAgent, RandomAgent, ValueFunction
 from engines.match import play_match
-from jbag_pipeline.agents.jsonbag_agent import JsonBagOSLAAgent
+from jbag_pipeline.play.jsonbag_agent import JsonBagOSLAAgent
 from jbag_pipeline.model.tokenize import MODES, tokenize_state
 from jbag_pipeline.model.tokenize_delta import TokenDelta
 from jbag_pipeline.model.tokenize_restricted import TokenPaths, token_paths

@@ -8,7 +8,7 @@ import polars as pl
 
 from engines import load_game
 from engines.registry import GAMES, game_info
-from jbag_pipeline.agents.evaluation import Arm, evaluate_against_control
+from jbag_pipeline.play.evaluation import Arm, evaluate_against_control
 from jbag_pipeline.compute import Compute
 from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value import IngestedTagValue

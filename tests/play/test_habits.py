@@ -3,7 +3,7 @@
 import pytest
 
 from engines import load_game
-from jbag_pipeline.agents.habits import Habits, cant_stop_habits, seat_habits
+from jbag_pipeline.play.habits import Habits, cant_stop_habits, seat_habits
 
 
 def test_counts_from_a_written_out_game():

@@ -6,10 +6,10 @@ import orjson
 import polars as pl
 
 from engines import load_game
-from jbag_pipeline.agents.evaluation import evaluation_seed
-from jbag_pipeline.agents.habits import Habits, seat_habits
-from jbag_pipeline.agents.selfplay import play_selfplay
-from jbag_pipeline.agents.strength import play_strength, seconds_per_decision, selfplay_habits, strength_table
+from jbag_pipeline.play.evaluation import evaluation_seed
+from jbag_pipeline.play.habits import Habits, seat_habits
+from jbag_pipeline.play.selfplay import play_selfplay
+from jbag_pipeline.play.strength import play_strength, seconds_per_decision, selfplay_habits, strength_table
 from jbag_pipeline.analysis.statistics import wilson_interval
 from jbag_pipeline.presets import PRESETS, game_run
 
