@@ -187,7 +187,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
-        self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _listed_change_columns
+        self._listed_cache: dict[tuple, tuple] = {}  # see _cache_listed
         self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
@@ -299,60 +299,79 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     def values(self, states: Sequence, seat: int) -> np.ndarray:
         """V_seat of the trajectory bag plus each state's tokens, for many candidate states at once: a state is
-        counted as the reference plus its changes from it, and all states by one np.bincount."""
+        counted as the reference plus its changes from it, and all states in one compiled call (or numpy batch)."""
         self._check_seat(seat)
-        base_mass = self._base_mass
-        columns, counts, lengths, totals = [], [], [], []
         if states and self._counted_by_changes(states[0]):
-            reference, cache, cache_listed = self._reference_state, self._listed_cache, self._cache_listed
-            for state in states:
-                size, mass = len(columns), base_mass
-                changes = None if reference is None else state.json_changes(reference)
-                if changes is None:  # valued before any decision, or of another game: the documents' difference
-                    old = {} if reference is None else reference.to_json()
-                    mass += self._change_columns(old, state.to_json(), columns, counts)
-                else:  # _listed_change_columns, inlined: a child has a handful of changes, a decision 5-40 children
-                    for change in changes:
-                        try:
-                            entry = cache.get(change)
-                        except TypeError:
-                            change = _hashable_change(change)
-                            entry = cache.get(change)
-                        if entry is None:
-                            entry = cache_listed(change)
-                        columns += entry[0]
-                        counts += entry[1]
-                        mass += entry[2]
-                totals.append(mass)
-                lengths.append(len(columns) - size)
-        elif states and self._counted_by_parts(states[0]):
-            if self._parts_game is None:  # valued before any decision: nothing is remembered yet
-                self._forget_parts(states[0])
-            reference, change = self._reference_parts, self._part_counts.change
-            for state in states:
-                size = len(columns)
-                totals.append(base_mass + change(reference, state.json_parts(), state, columns, counts))
-                lengths.append(len(columns) - size)
+            changes, lengths, totals = self._listed_changes(states)
         else:
-            reference = self._reference
-            for state in states:
-                size = len(columns)
-                totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
-                lengths.append(len(columns) - size)
-        n, base = len(states), self._base
+            columns, counts, lengths, totals = [], [], [], []
+            if states and self._counted_by_parts(states[0]):
+                if self._parts_game is None:  # valued before any decision: nothing is remembered yet
+                    self._forget_parts(states[0])
+                reference, change, base_mass = self._reference_parts, self._part_counts.change, self._base_mass
+                for state in states:
+                    size = len(columns)
+                    totals.append(base_mass + change(reference, state.json_parts(), state, columns, counts))
+                    lengths.append(len(columns) - size)
+            else:
+                reference, base_mass = self._reference, self._base_mass
+                for state in states:
+                    size = len(columns)
+                    totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
+                    lengths.append(len(columns) - size)
+            changes = _change_rows(columns, counts)
+        return self._values_of_changes(changes, lengths, totals, seat)
+
+    def _listed_changes(self, states: Sequence) -> tuple[np.ndarray, list[int], list[float]]:
+        """(changes, lengths, totals) of states counted by json_changes from the decision's sample: their changes'
+        (column, count) rows (m, 2) in state order, each state's number of rows and whole mass. A listed change's
+        rows are cached as bytes (_cache_listed), so a decision's rows are one join of them."""
+        reference, cache, cache_listed, base_mass = (self._reference_state, self._listed_cache, self._cache_listed,
+                                                     self._base_mass)
+        pieces, lengths, totals = [], [], []
+        for state in states:
+            changes = None if reference is None else state.json_changes(reference)
+            if changes is None:  # valued before any decision, or of another game: the documents' difference
+                columns, counts = [], []
+                old = {} if reference is None else reference.to_json()
+                totals.append(base_mass + self._change_columns(old, state.to_json(), columns, counts))
+                pieces.append(_change_rows(columns, counts).tobytes())
+                lengths.append(len(columns))
+                continue
+            length, mass = 0, base_mass  # _listed_change_columns, inlined: a child has a handful of changes
+            for change in changes:
+                try:
+                    entry = cache.get(change)
+                except TypeError:
+                    change = _hashable_change(change)
+                    entry = cache.get(change)
+                if entry is None:
+                    entry = cache_listed(change)
+                pieces.append(entry[3])
+                length += entry[4]
+                mass += entry[2]
+            totals.append(mass)
+            lengths.append(length)
+        return np.frombuffer(b"".join(pieces)).reshape(-1, 2), lengths, totals
+
+    def _values_of_changes(self, changes: np.ndarray, lengths: list[int], totals: list, seat: int) -> np.ndarray:
+        """V_seat of the candidates that are the base plus their (column, count) rows of `changes` (`lengths` rows
+        each, in order), whole masses `totals`: the compiled loop or the numpy batch, whichever costs less."""
+        n, base = len(lengths), self._base
         kernel, width, k = compiled(seat_values_by_changes), len(self._nonzero_base()), len(self._empty)
         if kernel is not None and 2 * len(set(totals)) * width * k <= n * width * (k + 1) + _NUMPY_CALLS_AS_LOGS:
-            return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty,
-                          np.array((columns, counts), dtype=float), np.array((lengths, totals), dtype=float), seat)
+            return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty, changes,
+                          np.array((lengths, totals), dtype=float), seat)
+        columns, counts = changes[:, 0].astype(np.int64), changes[:, 1]
         if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
                 n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
         if self._dense:
-            width, places, terms = len(base), np.asarray(columns, dtype=np.int64), self._terms
+            width, places, terms = len(base), columns, self._terms
         else:  # over the columns in use only
-            used = self._columns_in_use(np.asarray(columns, dtype=np.int64))
+            used = self._columns_in_use(columns)
             width, places, base, terms = len(used), np.searchsorted(used, columns), base[used], self._terms_over(used)
-        if not columns:
+        if not len(columns):
             return _seat_column(jsd_by_terms(np.tile(base, (n, 1)), totals, terms), seat)
         places += np.repeat(np.arange(0, n * width, width), lengths)
         x = np.bincount(places, counts, n * width).reshape(n, width)
@@ -440,9 +459,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
                     mass += entry[2]
         return mass
 
-    def _cache_listed(self, change: tuple) -> tuple[list, list, int]:
-        """(columns, signed counts, mass change) of one listed change, remembered under the change: the entry of its
-        after-value minus that of its before-value at the location (_side_entry), equal counts cancelled."""
+    def _cache_listed(self, change: tuple) -> tuple[list, list, int, bytes, int]:
+        """(columns, signed counts, mass change, their (column, count) rows as bytes, the number of rows) of one
+        listed change, remembered under the change: the entry of its after-value minus that of its before-value at
+        the location (_side_entry), equal counts cancelled."""
         if len(self._listed_cache) >= _CHANGE_CACHE_LIMIT:
             self._listed_cache.clear()
         location, before, after = change
@@ -455,7 +475,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
                     merged[column] = merged.get(column, 0) + sign * times
                 mass += sign * side[2]
         columns = [column for column, times in merged.items() if times]
-        entry = self._listed_cache[change] = (columns, [merged[column] for column in columns], mass)
+        counts = [merged[column] for column in columns]
+        entry = self._listed_cache[change] = (columns, counts, mass, _change_rows(columns, counts).tobytes(),
+                                              len(columns))
         return entry
 
     def _side_entry(self, location: tuple, value) -> tuple[list, list, int, list]:
@@ -626,6 +648,11 @@ def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:
     if sums.min() > 0:
         return closeness[:, seat] / sums
     return seat_values(distances)[:, seat]
+
+
+def _change_rows(columns: list[int], counts: list[int]) -> np.ndarray:
+    """(m, 2) float rows (column, count) of signed column counts, the compiled loop's input (C order)."""
+    return np.array((columns, counts), dtype=float).T.copy()
 
 
 _CONTAINERS = (dict, list)

@@ -43,7 +43,7 @@ def random_batch(rng: np.random.Generator) -> tuple:
     outside = rng.integers(0, 3, n) * (rng.random(n) < 0.5)
     totals = x.sum(axis=1) + outside
     return (base.astype(float), np.flatnonzero(base), shares, xlogy(shares, shares), empty,
-            np.array((columns, counts), dtype=float).reshape(2, -1), np.array((lengths, totals), dtype=float)), x
+            np.array((columns, counts), dtype=float).reshape(2, -1).T.copy(), np.array((lengths, totals), dtype=float)), x
 
 
 @pytest.mark.parametrize("seed", range(200))
@@ -69,7 +69,7 @@ def test_the_compiled_loop_equals_the_plain_one(seed):
 def test_equal_candidates_get_equal_values_whatever_the_order_of_their_changes():
     base, shares = np.array([3.0, 1.0, 0.0, 2.0]), np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
     batch = (base, np.flatnonzero(base), shares, xlogy(shares, shares), np.zeros(2, dtype=bool),
-             np.array([[0, 2, 3, 3, 2, 0], [1.0, 2.0, -1.0, -1.0, 2.0, 1.0]]), np.array([[3, 3], [9.0, 9.0]]))
+             np.array([[0, 2, 3, 3, 2, 0], [1.0, 2.0, -1.0, -1.0, 2.0, 1.0]]).T.copy(), np.array([[3, 3], [9.0, 9.0]]))
     for loop in filter(None, (seat_values_by_changes, compiled(seat_values_by_changes))):
         first, second = loop(*batch, 0)
         assert first == second
