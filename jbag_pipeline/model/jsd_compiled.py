@@ -1,12 +1,12 @@
 """A decision's JSON-Bag arithmetic in compiled calls (numba, when it is installed): the counts a decision's sample
-adds (advance_counts), and its candidates' values, each candidate as the base plus its changes, the JSD to every
-prototype by changes (bags.jsd_by_changes' formula) and V_seat (seat_values_by_changes).
+adds (advance_counts, in place), and its candidates' values, each candidate as the base plus its changes, the JSD to
+every prototype by changes (bags.jsd_by_changes' formula) and V_seat (seat_values_by_changes).
 
 A decision's candidates differ from their base in a few columns, so the numpy batch spends its time in a dozen
 small calls per decision, more than the bitboard games' baseline spends on a whole decision; these loops do the
 same arithmetic in one call each. The functions here are plain Python, the reference their compiled versions are
-tested against; compiled(function) is the numba version, None when numba cannot be imported (the value then keeps
-its numpy code, equal to 1e-12).
+tested against; compiled(function) is the numba version, None when numba cannot be imported (the value then calls
+advance_counts as it is and keeps its numpy code for the candidates, equal to 1e-12).
 """
 
 from __future__ import annotations
@@ -109,18 +109,22 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     return values
 
 
-def advance_counts(reference: np.ndarray, trajectory: np.ndarray,
-                   changes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
-    """A decision's new reference (the last plus changes[1, e] at column changes[0, e]), the trajectory with it
-    added, the base (trajectory plus reference: what the children add to), the reference's sum and the base's
-    non-zero columns; new arrays, the given ones unchanged. Counts are whole numbers: any order of the sums gives
-    these."""
-    reference = reference.copy()
-    for e in range(changes.shape[1]):
-        reference[int(changes[0, e])] += changes[1, e]
-    trajectory = trajectory + reference
-    base = trajectory + reference
-    return reference, trajectory, base, reference.sum(), np.flatnonzero(base)
+def advance_counts(start: np.ndarray, reference: np.ndarray, trajectory: np.ndarray, base: np.ndarray,
+                   nonzero: np.ndarray, changes: np.ndarray) -> tuple[float, int]:
+    """A decision's counts, in place: `reference` becomes `start` (the last reference, or any counts; it may be
+    `reference` itself) plus changes[e, 1] at column changes[e, 0] for each (column, count) row of `changes` (m, 2),
+    `trajectory` adds it, `base` becomes trajectory plus reference (what the children add to) and the first entries
+    of `nonzero` the base's non-zero columns; returns the reference's sum and how many non-zero columns. (In place:
+    returning new arrays from the compiled call costs about a microsecond each.) Counts are whole numbers: any
+    order of the sums gives these."""
+    reference[:] = start
+    for e in range(changes.shape[0]):
+        reference[int(changes[e, 0])] += changes[e, 1]
+    trajectory += reference
+    base[:] = trajectory + reference
+    found = np.flatnonzero(base)
+    nonzero[:len(found)] = found
+    return reference.sum(), len(found)
 
 
 @functools.cache

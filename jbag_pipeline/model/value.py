@@ -205,51 +205,52 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._reference_state = None  # a copy of the same sample, when states are counted by json_changes
         self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
         self._by_changes: bool | None = None  # whether they are counted by json_changes (known at its first)
+        # the last sample's counts, the base and the base's non-zero columns (a buffer, the first ones in use) are
+        # this value's own arrays, which begin_decision updates in place, as it does the trajectory
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
+        self._nonzero = np.zeros(len(self.features), dtype=np.int64)
         self._set_base(np.zeros(len(self.features)), 0)  # trajectory plus reference: what children add to
 
     def begin_decision(self, state, seat: int) -> None:
         """`state` is OSLA's determinized sample of this decision (never the real hidden state): it joins the
         trajectory bag and becomes the reference the children are counted against."""
         self._check_seat(seat)
-        columns, counts = [], []
-        reference_counts = self._reference_counts  # never changed in place: a new array when it changes
+        start = self._reference_counts  # what the sample's changes are added to: the last sample's counts
         if self._counted_by_changes(state):
-            old = self._reference_state
+            old, pieces = self._reference_state, []
             changes = None if old is None else state.json_changes(old)
             if changes is None:  # the game's first sample (or one of another game)
-                reference_counts, mass = self._anchored_counts(state, columns, counts)
+                start, mass = self._anchored_counts(state, pieces)
             else:
-                mass = self._reference_mass + self._listed_change_columns(changes, columns, counts)
+                mass = self._reference_mass + self._listed_change_rows(changes, pieces)
             self._reference_state = state.clone()
-        elif self._counted_by_parts(state):
-            parts, old, mass = state.json_parts(), self._reference_parts, self._reference_mass
-            if self._forget_parts(state):  # count the sample afresh: every part of a reference is remembered
-                old, mass, reference_counts = {}, 0, np.zeros(len(self.features))
-            mass += self._part_counts.change(old, parts, state, columns, counts)
-            self._reference_parts = parts
+            rows = np.frombuffer(b"".join(pieces)).reshape(-1, 2)
         else:
-            doc = self.document(state)
-            mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
-            self._reference = doc
-        advance = compiled(advance_counts)
-        if advance is not None:  # one compiled call for what follows
-            reference_counts, self.trajectory, base, reference_sum, nonzero = advance(
-                reference_counts, self.trajectory, np.array((columns, counts), dtype=float))
-        else:
-            if columns:
-                reference_counts = reference_counts + np.bincount(columns, counts, len(self.features))
-            self.trajectory = self.trajectory + reference_counts
-            base, reference_sum, nonzero = self.trajectory + reference_counts, reference_counts.sum(), None
-        self._reference_counts, self._reference_mass = reference_counts, mass
+            columns, counts = [], []
+            if self._counted_by_parts(state):
+                parts, old, mass = state.json_parts(), self._reference_parts, self._reference_mass
+                if self._forget_parts(state):  # count the sample afresh: every part of a reference is remembered
+                    old, mass, start = {}, 0, np.zeros(len(self.features))
+                mass += self._part_counts.change(old, parts, state, columns, counts)
+                self._reference_parts = parts
+            else:
+                doc = self.document(state)
+                mass = self._reference_mass + self._change_columns(self._reference, doc, columns, counts)
+                self._reference = doc
+            rows = _change_rows(columns, counts)
+        # the new reference, trajectory and base in place, in one compiled call (a decision's fixed cost counts
+        # where a decision has few children: Can't Stop's two)
+        reference_sum, used = (compiled(advance_counts) or advance_counts)(
+            start, self._reference_counts, self.trajectory, self._base, self._nonzero, rows)
+        self._reference_mass = mass
         self.trajectory_outside += mass - reference_sum
         self._trajectory_mass += mass
-        self._set_base(base, self._trajectory_mass + mass, nonzero)
+        self._set_base(self._base, self._trajectory_mass + mass, self._nonzero[:used])
 
-    def _anchored_counts(self, state, columns: list, counts: list) -> tuple[np.ndarray, int]:
+    def _anchored_counts(self, state, pieces: list) -> tuple[np.ndarray, int]:
         """(counts, mass) to which `state`'s changes from the anchor are added (the first state counted afresh,
         kept across games: each game's first sample differs from it by a few moves, not a whole document), those
-        changes extending columns and counts; a state of another game is counted afresh and becomes the anchor."""
+        changes' rows appended to `pieces`; a state of another game is counted afresh and becomes the anchor."""
         anchor = self._anchor
         changes = None if anchor is None else state.json_changes(anchor[0])
         if changes is None:
@@ -258,7 +259,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
             anchor_counts = np.bincount(np.asarray(found_columns, dtype=np.int64), found_counts, len(self.features))
             anchor = self._anchor = (state.clone(), anchor_counts, mass)
             return anchor[1], anchor[2]
-        return anchor[1], anchor[2] + self._listed_change_columns(changes, columns, counts)
+        return anchor[1], anchor[2] + self._listed_change_rows(changes, pieces)
 
     def _counted_by_changes(self, state) -> bool:
         """Whether states are counted by json_changes: decided by the game's first state (all of one engine)."""
@@ -338,7 +339,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 pieces.append(_change_rows(columns, counts).tobytes())
                 lengths.append(len(columns))
                 continue
-            length, mass = 0, base_mass  # _listed_change_columns, inlined: a child has a handful of changes
+            length, mass = 0, base_mass  # _listed_change_rows, inlined: a child has a handful of changes
             for change in changes:
                 try:
                     entry = cache.get(change)
@@ -428,10 +429,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
             mass += entry[2]
         return mass
 
-    def _listed_change_columns(self, changes: list[tuple], columns: list, counts: list) -> int:
-        """_change_columns of the changes a state lists (State.json_changes: location, before, after): a change
-        met before by its cached counts, any other by its two sides' (a decision's sample against the last one
-        re-deals hidden cards: many changes, seldom the same pair twice, so the pair is not remembered)."""
+    def _listed_change_rows(self, changes: list[tuple], pieces: list) -> int:
+        """Append to `pieces` the (column, count) rows, as bytes, of the changes a state lists (State.json_changes:
+        location, before, after); returns their change in whole mass. A change met before by its cached rows, any
+        other by its two sides' (a decision's sample against the last one re-deals hidden cards: many changes,
+        seldom the same pair twice, so the pair is not remembered)."""
         cache, sides, side_entry, mass = self._listed_cache, self._side_cache, self._side_entry, 0
         for change in changes:
             try:
@@ -440,23 +442,18 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 change = _hashable_change(change)
                 entry = cache.get(change)
             if entry is not None:
-                columns += entry[0]
-                counts += entry[1]
+                pieces.append(entry[3])
                 mass += entry[2]
                 continue
             location, before, after = change
             if before is not MISSING:
                 entry = sides.get((location, before)) or side_entry(location, before)
-                if entry[2] or entry[0]:
-                    columns += entry[0]
-                    counts += entry[3]
-                    mass -= entry[2]
+                pieces.append(entry[4])
+                mass -= entry[2]
             if after is not MISSING:
                 entry = sides.get((location, after)) or side_entry(location, after)
-                if entry[2] or entry[0]:
-                    columns += entry[0]
-                    counts += entry[1]
-                    mass += entry[2]
+                pieces.append(entry[3])
+                mass += entry[2]
         return mass
 
     def _cache_listed(self, change: tuple) -> tuple[list, list, int, bytes, int]:
@@ -480,9 +477,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
                                               len(columns))
         return entry
 
-    def _side_entry(self, location: tuple, value) -> tuple[list, list, int, list]:
-        """(columns, counts, mass, negated counts) of `value` (hashable: a container as its JSON text) at
-        `location`, remembered (changes are many pairs of few values: a card at a position becoming another)."""
+    def _side_entry(self, location: tuple, value) -> tuple[list, list, int, bytes, bytes]:
+        """(columns, counts, mass, the (column, count) rows as bytes, the same negated) of `value` (hashable: a
+        container as its JSON text) at `location`, remembered (changes are many pairs of few values: a card at a
+        position becoming another)."""
         entry = self._side_cache.get((location, value))
         if entry is None:
             if len(self._side_cache) >= _CHANGE_CACHE_LIMIT:
@@ -490,7 +488,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
             paths = self._part_counts.paths(location)
             tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths) if paths else {}
             columns, counts, mass = column_counts(tokens, self._column)
-            entry = self._side_cache[location, value] = (columns, counts, mass, [-times for times in counts])
+            rows, negated = _change_rows(columns, counts), _change_rows(columns, [-times for times in counts])
+            entry = self._side_cache[location, value] = (columns, counts, mass, rows.tobytes(), negated.tobytes())
         return entry
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
@@ -651,8 +650,9 @@ def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:
 
 
 def _change_rows(columns: list[int], counts: list[int]) -> np.ndarray:
-    """(m, 2) float rows (column, count) of signed column counts, the compiled loop's input (C order)."""
-    return np.array((columns, counts), dtype=float).T.copy()
+    """(m, 2) float rows (column, count) of signed column counts, the compiled calls' input: read-only, as the rows
+    joined from cached bytes are (one compiled version of each call)."""
+    return np.frombuffer(np.array((columns, counts), dtype=float).T.tobytes()).reshape(-1, 2)
 
 
 _CONTAINERS = (dict, list)

@@ -107,17 +107,26 @@ def test_the_value_with_and_without_the_compiled_loop_is_the_same(name, monkeypa
 def test_the_compiled_advance_equals_the_plain_one(seed):
     rng = np.random.default_rng(seed)
     width = int(rng.integers(1, 40))
-    reference, trajectory = rng.integers(0, 5, width).astype(float), rng.integers(0, 20, width).astype(float)
+    start, trajectory = rng.integers(0, 5, width).astype(float), rng.integers(0, 20, width).astype(float)
     columns = rng.integers(0, width, int(rng.integers(0, 10)))
     counts = np.array([float(rng.integers(0, 3)) for _ in columns])
-    before, changes = (reference.copy(), trajectory.copy()), np.array((columns, counts), dtype=float).reshape(2, -1)
-    plain = advance_counts(reference, trajectory, changes)
-    fast = compiled(advance_counts)(reference, trajectory, changes)
-    for a, b in zip(plain, fast):
-        np.testing.assert_array_equal(a, b)
-    expected = reference + np.bincount(columns, counts, width)
-    np.testing.assert_array_equal(plain[0], expected)
-    np.testing.assert_array_equal(plain[2], trajectory + 2 * expected)
-    np.testing.assert_array_equal(plain[4], np.flatnonzero(trajectory + 2 * expected))
-    np.testing.assert_array_equal(reference, before[0])  # the given arrays unchanged
-    np.testing.assert_array_equal(trajectory, before[1])
+    changes = np.array((columns, counts), dtype=float).reshape(2, -1).T.copy()
+    expected = start + np.bincount(columns, counts, width)
+
+    def advanced(advance, from_itself: bool) -> tuple:
+        """(reference, trajectory, base, non-zero columns, reference sum) after one advance, in place: from the
+        reference's own counts, or from `start` into a reference that held other counts."""
+        reference = start.copy() if from_itself else np.full(width, 7.0)
+        arrays = (reference, trajectory.copy(), np.full(width, 3.0), np.full(width, -1, dtype=np.int64))
+        reference_sum, used = advance(reference if from_itself else start, *arrays, changes)
+        return (*arrays[:3], arrays[3][:used], reference_sum)
+
+    for from_itself in (False, True):
+        plain, fast = advanced(advance_counts, from_itself), advanced(compiled(advance_counts), from_itself)
+        for a, b in zip(plain, fast):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(plain[0], expected)
+        np.testing.assert_array_equal(plain[1], trajectory + expected)
+        np.testing.assert_array_equal(plain[2], trajectory + 2 * expected)
+        np.testing.assert_array_equal(plain[3], np.flatnonzero(trajectory + 2 * expected))
+        assert plain[4] == expected.sum()
