@@ -19,30 +19,62 @@ import numpy as np
 _HALF_PER_LN2 = 0.5 / math.log(2.0)
 
 
+MASS, END = -1.0, -2.0  # row codes beside the columns: a change's whole mass, the end of a candidate's rows
+
+
 def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.ndarray, plogp: np.ndarray,
-                           empty: np.ndarray, changes: np.ndarray, candidates: np.ndarray, seat: int) -> np.ndarray:
-    """V_seat of n candidates: candidate i is `base` (V,) plus changes[e, 1] at column changes[e, 0] for its
-    candidates[0, i] rows of `changes` (m, 2) (in order), whole mass candidates[1, i]; `nonzero` are the base's
-    columns with counts (ascending); prototypes are the rows of `shares` (k, V), plogp = xlogy(shares, shares), `empty`
-    the prototypes without mass. (changes as (column, count) rows: the value joins its cached changes' bytes into
-    them, which costs less than converting Python lists, about 60 ns an element.)
+                           empty: np.ndarray, rows: np.ndarray, base_mass: float, seat: int,
+                           batch_logs: int) -> np.ndarray:
+    """V_seat of n candidates, each the base plus its rows of `rows` (m, 2), candidate after candidate, each ending
+    with an (END, 0) row: a (column, count) row adds count at column of `base` (V,), a (MASS, mass) row adds mass to
+    the candidate's whole mass (base_mass plus its rows' masses); `nonzero` are the base's columns with counts
+    (ascending); prototypes are the rows of `shares` (k, V), plogp = xlogy(shares, shares), `empty` the prototypes
+    without mass. (All in one array of rows: the value joins its cached changes' bytes into it, which costs less
+    than converting Python lists, about 60 ns an element, and a child's changes are one map over a dict.)
+
+    No values (an empty array) when the loop's scalar logarithms, about two numpy vectorised ones each, would cost
+    more than the numpy batch's logs plus `batch_logs` for its fixed cost: the caller then takes the batch.
 
     JS in bits is 1 + sum over columns of g(t, p) / (2 ln 2), g(t, p) = t ln t + p ln p - (t+p) ln(t+p), 0 where
     t or p is 0: the base's columns are summed once per distinct total, then each candidate's changed columns
     (merged, in column order, so that equal candidates get equal values) corrected."""
-    lengths, totals = candidates[0], candidates[1]
-    n, k = candidates.shape[1], shares.shape[0]
+    m, k, width = rows.shape[0], shares.shape[0], nonzero.shape[0]
+    n = 0
+    for e in range(m):
+        if rows[e, 0] == END:
+            n += 1
+    totals = np.empty(n)
+    stops = np.empty(n, dtype=np.int64)
+    i, total = 0, base_mass
+    for e in range(m):
+        code = rows[e, 0]
+        if code == MASS:
+            total += rows[e, 1]
+        elif code == END:
+            totals[i], stops[i] = total, e
+            i, total = i + 1, base_mass
+    distinct = 0
+    for i in range(n):
+        seen = False
+        for j in range(i):
+            if totals[j] == totals[i]:
+                seen = True
+                break
+        if not seen:
+            distinct += 1
+    if 2 * distinct * width * k > n * width * (k + 1) + batch_logs:
+        return np.empty(0)
     values = np.empty(n)
     known_totals = np.empty(n)
     known_sums = np.zeros((n, k))
     n_known = 0
     js = np.empty(k)
     closeness = np.empty(k)
-    buffer_columns = np.empty(max(1, changes.shape[0]), dtype=np.int64)
-    buffer_deltas = np.empty(max(1, changes.shape[0]))
+    buffer_columns = np.empty(max(1, m), dtype=np.int64)
+    buffer_deltas = np.empty(max(1, m))
     start = 0
     for i in range(n):
-        stop = start + int(lengths[i])
+        stop = stops[i]
         total = totals[i]
         if total <= 0:  # an empty bag: distance 0 to empty prototypes, 1 to the others
             for p in range(k):
@@ -69,17 +101,19 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
                 js[p] = known_sums[found, p]
             size = 0  # this candidate's changes merged by column, kept sorted (insertion: a handful of entries)
             for e in range(start, stop):
-                column, place = int(changes[e, 0]), size
+                if rows[e, 0] < 0:  # its mass, counted above
+                    continue
+                column, place = int(rows[e, 0]), size
                 while place > 0 and buffer_columns[place - 1] > column:
                     place -= 1
                 if place > 0 and buffer_columns[place - 1] == column:
-                    buffer_deltas[place - 1] += changes[e, 1]
+                    buffer_deltas[place - 1] += rows[e, 1]
                     continue
                 for q in range(size, place, -1):
                     buffer_columns[q] = buffer_columns[q - 1]
                     buffer_deltas[q] = buffer_deltas[q - 1]
                 buffer_columns[place] = column
-                buffer_deltas[place] = changes[e, 1]
+                buffer_deltas[place] = rows[e, 1]
                 size += 1
             for q in range(size):
                 delta = buffer_deltas[q]
@@ -105,7 +139,7 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
         for p in range(k):
             whole += closeness[p]
         values[i] = closeness[seat] / whole if whole > 0 else 1.0 / k
-        start = stop
+        start = stop + 1
     return values
 
 

@@ -20,7 +20,7 @@ from engines.agents.value_function import ValueFunction
 from jbag_pipeline.model.bags import (Bag, PrototypeTerms, js_by_terms, jsd_by_changes, jsd_by_terms,
                                       jsd_to_prototypes, normalise, prototype_terms, row_shares, terms_over)
 from jbag_pipeline.model.json_parts import PartCounts, column_counts
-from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
+from jbag_pipeline.model.jsd_compiled import END, MASS, advance_counts, compiled, seat_values_by_changes
 from jbag_pipeline.model.tokenize import DEFAULT_BLACKLIST, MODES, TokenFilter, tokenize_state
 from jbag_pipeline.model.tokenize_delta import MISSING, TokenDelta
 from jbag_pipeline.model.tokenize_restricted import token_paths
@@ -188,6 +188,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
         self._listed_cache: dict[tuple, tuple] = {}  # see _cache_listed
+        self._rows_by_change = _RowsByChange(self._change_rows_of)  # a listed change -> its rows: _listed_rows
         self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
@@ -303,67 +304,69 @@ class DeterminizedJsonBagValue(JsonBagValue):
         counted as the reference plus its changes from it, and all states in one compiled call (or numpy batch)."""
         self._check_seat(seat)
         if states and self._counted_by_changes(states[0]):
-            changes, lengths, totals = self._listed_changes(states)
+            rows = self._listed_rows(states)
         else:
-            columns, counts, lengths, totals = [], [], [], []
+            columns, counts = [], []
             if states and self._counted_by_parts(states[0]):
                 if self._parts_game is None:  # valued before any decision: nothing is remembered yet
                     self._forget_parts(states[0])
-                reference, change, base_mass = self._reference_parts, self._part_counts.change, self._base_mass
+                reference, change = self._reference_parts, self._part_counts.change
                 for state in states:
-                    size = len(columns)
-                    totals.append(base_mass + change(reference, state.json_parts(), state, columns, counts))
-                    lengths.append(len(columns) - size)
+                    mass = change(reference, state.json_parts(), state, columns, counts)
+                    columns += _MASS_END
+                    counts += [mass, 0]
             else:
-                reference, base_mass = self._reference, self._base_mass
+                reference = self._reference
                 for state in states:
-                    size = len(columns)
-                    totals.append(base_mass + self._change_columns(reference, self.document(state), columns, counts))
-                    lengths.append(len(columns) - size)
-            changes = _change_rows(columns, counts)
-        return self._values_of_changes(changes, lengths, totals, seat)
+                    mass = self._change_columns(reference, self.document(state), columns, counts)
+                    columns += _MASS_END
+                    counts += [mass, 0]
+            rows = _change_rows(columns, counts)
+        return self._values_of_rows(rows, len(states), seat)
 
-    def _listed_changes(self, states: Sequence) -> tuple[np.ndarray, list[int], list[float]]:
-        """(changes, lengths, totals) of states counted by json_changes from the decision's sample: their changes'
-        (column, count) rows (m, 2) in state order, each state's number of rows and whole mass. A listed change's
-        rows are cached as bytes (_cache_listed), so a decision's rows are one join of them."""
-        reference, cache, cache_listed, base_mass = (self._reference_state, self._listed_cache, self._cache_listed,
-                                                     self._base_mass)
-        pieces, lengths, totals = [], [], []
+    def _listed_rows(self, states: Sequence) -> np.ndarray:
+        """The rows (seat_values_by_changes) of states counted by json_changes from the decision's sample: each
+        state's changes' rows, then an END row. A listed change's rows are cached as bytes (_rows_by_change), so a
+        child's are one map over its changes and a decision's one join."""
+        reference, pieces, rows_of = self._reference_state, [], self._rows_by_change.__getitem__
         for state in states:
             changes = None if reference is None else state.json_changes(reference)
-            if changes is None:  # valued before any decision, or of another game: the documents' difference
+            if changes is not None:
+                size = len(pieces)
+                try:
+                    pieces += map(rows_of, changes)
+                except TypeError:  # a container on one side: changes keyed by their JSON text
+                    del pieces[size:]
+                    pieces += map(rows_of, map(_hashable_change, changes))
+            else:  # valued before any decision, or of another game: the documents' difference
                 columns, counts = [], []
                 old = {} if reference is None else reference.to_json()
-                totals.append(base_mass + self._change_columns(old, state.to_json(), columns, counts))
-                pieces.append(_change_rows(columns, counts).tobytes())
-                lengths.append(len(columns))
-                continue
-            length, mass = 0, base_mass  # _listed_change_rows, inlined: a child has a handful of changes
-            for change in changes:
-                try:
-                    entry = cache.get(change)
-                except TypeError:
-                    change = _hashable_change(change)
-                    entry = cache.get(change)
-                if entry is None:
-                    entry = cache_listed(change)
-                pieces.append(entry[3])
-                length += entry[4]
-                mass += entry[2]
-            totals.append(mass)
-            lengths.append(length)
-        return np.frombuffer(b"".join(pieces)).reshape(-1, 2), lengths, totals
+                mass = self._change_columns(old, state.to_json(), columns, counts)
+                pieces.append(_change_rows(columns + [_MASS], counts + [mass]).tobytes())
+            pieces.append(_END_ROW)
+        return np.frombuffer(b"".join(pieces)).reshape(-1, 2)
 
-    def _values_of_changes(self, changes: np.ndarray, lengths: list[int], totals: list, seat: int) -> np.ndarray:
-        """V_seat of the candidates that are the base plus their (column, count) rows of `changes` (`lengths` rows
-        each, in order), whole masses `totals`: the compiled loop or the numpy batch, whichever costs less."""
-        n, base = len(lengths), self._base
-        kernel, width, k = compiled(seat_values_by_changes), len(self._nonzero_base()), len(self._empty)
-        if kernel is not None and 2 * len(set(totals)) * width * k <= n * width * (k + 1) + _NUMPY_CALLS_AS_LOGS:
-            return kernel(base, self._nonzero_base(), self._shares, self._plogp, self._empty, changes,
-                          np.array((lengths, totals), dtype=float), seat)
-        columns, counts = changes[:, 0].astype(np.int64), changes[:, 1]
+    def _change_rows_of(self, change: tuple) -> bytes:
+        """The rows of one listed change as bytes, remembered: its (column, count) rows (_cache_listed), then its
+        mass's row when it has one (_rows_by_change's maker)."""
+        rows_by_change = self._rows_by_change
+        if len(rows_by_change) >= _CHANGE_CACHE_LIMIT:
+            rows_by_change.clear()
+        entry = self._listed_cache.get(change) or self._cache_listed(change)
+        rows = rows_by_change[change] = entry[3] + _change_rows([_MASS], [entry[2]]).tobytes() if entry[2] else entry[3]
+        return rows
+
+    def _values_of_rows(self, rows: np.ndarray, n: int, seat: int) -> np.ndarray:
+        """V_seat of the n candidates that are the base plus their rows (seat_values_by_changes): the compiled loop
+        or the numpy batch, whichever costs less."""
+        kernel = compiled(seat_values_by_changes)
+        if kernel is not None:
+            values = kernel(self._base, self._nonzero_base(), self._shares, self._plogp, self._empty, rows,
+                            float(self._base_mass), seat, _NUMPY_CALLS_AS_LOGS)
+            if len(values) == n:
+                return values
+        base = self._base
+        columns, counts, lengths, totals = _split_rows(rows, self._base_mass)
         if n * len(base) >= _BY_CHANGES_MIN and 2 * len(set(totals)) <= n and \
                 n * len(self._nonzero_base()) >= _BY_CHANGES_MIN:  # many candidates, few distinct totals
             return _seat_column(self._distances_by_changes(columns, counts, lengths, totals), seat)
@@ -647,6 +650,34 @@ def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:
     if sums.min() > 0:
         return closeness[:, seat] / sums
     return seat_values(distances)[:, seat]
+
+
+_MASS, _END = int(MASS), int(END)  # seat_values_by_changes' row codes
+_MASS_END = [_MASS, _END]
+_END_ROW = np.array([END, 0.0]).tobytes()
+
+
+class _RowsByChange(dict):
+    """A listed change -> its rows as bytes, each made by `make` when first asked for (a miss costs a Python call,
+    a hit none: a child's changes are looked up by one map)."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, change: tuple) -> bytes:
+        return self._make(change)
+
+
+def _split_rows(rows: np.ndarray, base_mass: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """(columns, counts, lengths, totals) of rows (seat_values_by_changes): the (column, count) rows' columns and
+    counts, each candidate's number of them, and its whole mass (base_mass plus its MASS rows)."""
+    codes = rows[:, 0]
+    ends = np.flatnonzero(codes == END)
+    owner = np.searchsorted(ends, np.arange(len(codes)))  # each row's candidate
+    changed, masses = codes >= 0, codes == MASS
+    totals = (base_mass + np.bincount(owner[masses], rows[masses, 1], len(ends))).tolist()
+    return codes[changed].astype(np.int64), rows[changed, 1], np.bincount(owner[changed], minlength=len(ends)), totals
 
 
 def _change_rows(columns: list[int], counts: list[int]) -> np.ndarray:

@@ -13,7 +13,7 @@ from scipy.special import xlogy
 from engines import load_game
 from jbag_pipeline.model import value as value_module
 from jbag_pipeline.model.bags import jsd_by_terms, prototype_terms, row_shares
-from jbag_pipeline.model.jsd_compiled import advance_counts, compiled, seat_values_by_changes
+from jbag_pipeline.model.jsd_compiled import END, MASS, advance_counts, compiled, seat_values_by_changes
 from jbag_pipeline.model.tokenize import tokenize_state
 from jbag_pipeline.model.value import DeterminizedJsonBagValue, seat_values
 from tests.engines.test_json_changes import random_states
@@ -21,39 +21,62 @@ from tests.engines.test_json_changes import random_states
 needs_numba = pytest.mark.skipif(compiled(seat_values_by_changes) is None, reason="numba is not installed")
 
 
+ALWAYS = 10 ** 12  # batch_logs that the loop's estimate never exceeds: it always values
+
+
 def random_batch(rng: np.random.Generator) -> tuple:
-    """(base, nonzero, shares, plogp, empty, changes, candidates) of a random decision, and its rows."""
+    """(base, nonzero, shares, plogp, empty, rows, base_mass) of a random decision, and its candidates' counts."""
     width, k, n = int(rng.integers(1, 60)), int(rng.integers(2, 5)), int(rng.integers(1, 12))
     base = rng.integers(0, 4, width) * (rng.random(width) < 0.6)
     prototypes = rng.random((k, width)) * (rng.random((k, width)) < 0.7)
     prototypes[rng.random(k) < 0.2] = 0.0  # seats that never won
     shares, empty = row_shares(prototypes, "test")
-    columns, counts, lengths = [], [], []
-    for _ in range(n):
-        size = len(columns)
+    base_mass = int(base.sum()) + int(rng.integers(0, 3))  # tokens outside the columns count in the mass
+    rows, x = [], np.tile(base.astype(float), (n, 1))
+    for i in range(n):
         for column in rng.choice(width, int(rng.integers(0, min(width, 5) + 1)), replace=False).tolist():
             delta = int(rng.integers(-int(base[column]), 4)) if rng.random() < 0.8 else -int(base[column])
-            part = int(rng.integers(-2, 3))  # some changes come in two entries for one column
-            columns += [column, column] if part else [column]
-            counts += [part, delta - part] if part else [delta]
-        lengths.append(len(columns) - size)
-    rows = np.repeat(np.arange(n), lengths)
-    x = np.tile(base.astype(float), (n, 1))
-    np.add.at(x, (rows, np.array(columns, dtype=np.int64)), np.array(counts, dtype=float))
-    outside = rng.integers(0, 3, n) * (rng.random(n) < 0.5)
-    totals = x.sum(axis=1) + outside
+            part = int(rng.integers(-2, 3))  # some changes come in two rows for one column
+            rows += [(column, part), (column, delta - part)] if part else [(column, delta)]
+            x[i, column] += delta
+            if rng.random() < 0.5:  # its mass in a row of its own, or in two
+                rows.append((MASS, delta))
+            else:
+                rows += [(MASS, delta - 1), (MASS, 1)]
+        if rng.random() < 0.5:
+            rows.append((MASS, int(rng.integers(0, 3))))  # outside the columns
+        rows.append((END, 0))
     return (base.astype(float), np.flatnonzero(base), shares, xlogy(shares, shares), empty,
-            np.array((columns, counts), dtype=float).reshape(2, -1).T.copy(), np.array((lengths, totals), dtype=float)), x
+            np.array(rows, dtype=float).reshape(-1, 2), float(base_mass)), x
+
+
+def totals_of(batch: tuple) -> list[float]:
+    """Each candidate's whole mass: base_mass plus its MASS rows."""
+    rows, totals, total = batch[5], [], batch[6]
+    for code, count in rows.tolist():
+        if code == MASS:
+            total += count
+        elif code == END:
+            totals.append(total)
+            total = batch[6]
+    return totals
 
 
 @pytest.mark.parametrize("seed", range(200))
 def test_the_loop_equals_the_numpy_batch_on_random_bags(seed):
     rng = np.random.default_rng(seed)
     batch, x = random_batch(rng)
-    base, nonzero, shares, plogp, empty, changes, candidates = batch
+    shares, empty = batch[2], batch[4]
     seat = int(rng.integers(0, shares.shape[0]))
-    expected = seat_values(jsd_by_terms(x, candidates[1].tolist(), prototype_terms(shares, empty)))[:, seat]
-    np.testing.assert_allclose(seat_values_by_changes(*batch, seat), expected, rtol=0, atol=1e-12)
+    expected = seat_values(jsd_by_terms(x, totals_of(batch), prototype_terms(shares, empty)))[:, seat]
+    np.testing.assert_allclose(seat_values_by_changes(*batch, seat, ALWAYS), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_loop_declines_when_the_numpy_batch_costs_less(seed):
+    batch, _ = random_batch(np.random.default_rng(seed))
+    assert len(seat_values_by_changes(*batch, 0, -10 ** 9)) == 0
+    assert len(seat_values_by_changes(*batch, 0, ALWAYS)) == len(totals_of(batch))
 
 
 @needs_numba
@@ -62,16 +85,18 @@ def test_the_compiled_loop_equals_the_plain_one(seed):
     rng = np.random.default_rng(seed)
     batch, _ = random_batch(rng)
     seat = int(rng.integers(0, batch[2].shape[0]))
-    np.testing.assert_allclose(compiled(seat_values_by_changes)(*batch, seat), seat_values_by_changes(*batch, seat), rtol=0,
-                               atol=1e-12)
+    for batch_logs in (ALWAYS, 0, -10 ** 9):  # it declines alike
+        np.testing.assert_allclose(compiled(seat_values_by_changes)(*batch, seat, batch_logs),
+                                   seat_values_by_changes(*batch, seat, batch_logs), rtol=0, atol=1e-12)
 
 
 def test_equal_candidates_get_equal_values_whatever_the_order_of_their_changes():
     base, shares = np.array([3.0, 1.0, 0.0, 2.0]), np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
-    batch = (base, np.flatnonzero(base), shares, xlogy(shares, shares), np.zeros(2, dtype=bool),
-             np.array([[0, 2, 3, 3, 2, 0], [1.0, 2.0, -1.0, -1.0, 2.0, 1.0]]).T.copy(), np.array([[3, 3], [9.0, 9.0]]))
+    rows = np.array([(0, 1.0), (2, 2.0), (MASS, 3.0), (3, -1.0), (END, 0.0),
+                     (3, -1.0), (MASS, 3.0), (2, 2.0), (0, 1.0), (END, 0.0)])
+    batch = (base, np.flatnonzero(base), shares, xlogy(shares, shares), np.zeros(2, dtype=bool), rows, 6.0)
     for loop in filter(None, (seat_values_by_changes, compiled(seat_values_by_changes))):
-        first, second = loop(*batch, 0)
+        first, second = loop(*batch, 0, ALWAYS)
         assert first == second
 
 
