@@ -9,6 +9,7 @@ runs them; after WARMUP_GAMES untimed games (its caches fill as over an evaluati
 DECISION_GAMES_PER_REPEAT timed games, and the row is the mean time per decision of each side over those games.
 Times are CPU seconds of this process (the machine may be shared). The targets: JSON-Bag OSLA within 3x of
 baseline OSLA per decision with the top-100 features, 5x unrestricted.
+Run alone: python -m benchmarks.bench_value [REPEATS] [GAME ...] (default 5 repeats, every game).
 """
 
 from __future__ import annotations
@@ -137,10 +138,14 @@ def _interleaved(subjects: dict, run_one, repeats: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in seconds.items()}
 
 
-def run(repeats: int = 5) -> list[dict]:
-    """Per game: value evaluations/s and ms per OSLA decision, JSON-Bag (top100, none) beside the game's baseline heuristic."""
+def run(repeats: int = 5, games: tuple[str, ...] | None = None) -> list[dict]:
+    """Per game (`games`, default all): value evaluations/s and ms per OSLA decision, JSON-Bag (top100, none) beside
+    the game's baseline heuristic."""
+    unknown = sorted(set(games or ()) - set(GAMES))
+    if unknown:
+        raise ValueError(f"bench_value: unknown games {unknown}; known: {sorted(GAMES)}")
     rows = []
-    for name in sorted(GAMES):
+    for name in sorted(games or GAMES):
         game = load_game(name)
         prototypes, features = training_model(game)
         decisions = candidates(decision_states(game))
@@ -180,6 +185,10 @@ def run(repeats: int = 5) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for row in run():
+    # python -m benchmarks.bench_value [REPEATS] [GAME ...]: a few games, side by side with another checkout
+    import sys
+    if len(sys.argv) > 1 and not sys.argv[1].isdigit():
+        sys.exit(f"bench_value: REPEATS must be a positive int, got {sys.argv[1]!r}")
+    for row in run(int(sys.argv[1]) if len(sys.argv) > 1 else 5, tuple(sys.argv[2:]) or None):
         ratio = "" if row["ratio"] is None else f"  ratio {row['ratio']:.2f}"
         print(f"{row['benchmark']:30s} {row['subject']:22s} {row['median']:12.2f} {row['metric']}{ratio}")
