@@ -144,21 +144,25 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
 
 
 def advance_counts(start: np.ndarray, reference: np.ndarray, trajectory: np.ndarray, base: np.ndarray,
-                   nonzero: np.ndarray, changes: np.ndarray) -> tuple[float, int]:
+                   nonzero: np.ndarray, rows: np.ndarray) -> tuple[float, int, float]:
     """A decision's counts, in place: `reference` becomes `start` (the last reference, or any counts; it may be
-    `reference` itself) plus changes[e, 1] at column changes[e, 0] for each (column, count) row of `changes` (m, 2),
-    `trajectory` adds it, `base` becomes trajectory plus reference (what the children add to) and the first entries
-    of `nonzero` the base's non-zero columns; returns the reference's sum and how many non-zero columns. (In place:
-    returning new arrays from the compiled call costs about a microsecond each.) Counts are whole numbers: any
-    order of the sums gives these."""
+    `reference` itself) plus count at column for each (column, count) row of `rows` (m, 2) (seat_values_by_changes'
+    rows of one candidate, without its END row), `trajectory` adds it, `base` becomes trajectory plus reference
+    (what the children add to) and the first entries of `nonzero` the base's non-zero columns; returns the
+    reference's sum, how many non-zero columns, and the sum of the MASS rows. (In place: returning new arrays from
+    the compiled call costs about a microsecond each.) Counts are whole numbers: any order of the sums gives these."""
     reference[:] = start
-    for e in range(changes.shape[0]):
-        reference[int(changes[e, 0])] += changes[e, 1]
+    mass = 0.0
+    for e in range(rows.shape[0]):
+        if rows[e, 0] >= 0:
+            reference[int(rows[e, 0])] += rows[e, 1]
+        elif rows[e, 0] == MASS:
+            mass += rows[e, 1]
     trajectory += reference
     base[:] = trajectory + reference
     found = np.flatnonzero(base)
     nonzero[:len(found)] = found
-    return reference.sum(), len(found)
+    return reference.sum(), len(found), mass
 
 
 @functools.cache

@@ -217,13 +217,14 @@ class DeterminizedJsonBagValue(JsonBagValue):
         trajectory bag and becomes the reference the children are counted against."""
         self._check_seat(seat)
         start = self._reference_counts  # what the sample's changes are added to: the last sample's counts
-        if self._counted_by_changes(state):
+        if self._counted_by_changes(state):  # their masses are in the rows
             old, pieces = self._reference_state, []
             changes = None if old is None else state.json_changes(old)
             if changes is None:  # the game's first sample (or one of another game)
                 start, mass = self._anchored_counts(state, pieces)
             else:
-                mass = self._reference_mass + self._listed_change_rows(changes, pieces)
+                mass = self._reference_mass
+                self._listed_change_rows(changes, pieces)
             self._reference_state = state.clone()
             rows = np.frombuffer(b"".join(pieces)).reshape(-1, 2)
         else:
@@ -241,8 +242,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
             rows = _change_rows(columns, counts)
         # the new reference, trajectory and base in place, in one compiled call (a decision's fixed cost counts
         # where a decision has few children: Can't Stop's two)
-        reference_sum, used = (compiled(advance_counts) or advance_counts)(
+        reference_sum, used, rows_mass = (compiled(advance_counts) or advance_counts)(
             start, self._reference_counts, self.trajectory, self._base, self._nonzero, rows)
+        mass += int(rows_mass)  # whole numbers, kept an int as the other masses are
         self._reference_mass = mass
         self.trajectory_outside += mass - reference_sum
         self._trajectory_mass += mass
@@ -251,7 +253,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _anchored_counts(self, state, pieces: list) -> tuple[np.ndarray, int]:
         """(counts, mass) to which `state`'s changes from the anchor are added (the first state counted afresh,
         kept across games: each game's first sample differs from it by a few moves, not a whole document), those
-        changes' rows appended to `pieces`; a state of another game is counted afresh and becomes the anchor."""
+        changes' rows (their masses too) appended to `pieces`; a state of another game is counted afresh and becomes
+        the anchor."""
         anchor = self._anchor
         changes = None if anchor is None else state.json_changes(anchor[0])
         if changes is None:
@@ -260,7 +263,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
             anchor_counts = np.bincount(np.asarray(found_columns, dtype=np.int64), found_counts, len(self.features))
             anchor = self._anchor = (state.clone(), anchor_counts, mass)
             return anchor[1], anchor[2]
-        return anchor[1], anchor[2] + self._listed_change_rows(changes, pieces)
+        self._listed_change_rows(changes, pieces)
+        return anchor[1], anchor[2]
 
     def _counted_by_changes(self, state) -> bool:
         """Whether states are counted by json_changes: decided by the game's first state (all of one engine)."""
@@ -432,32 +436,30 @@ class DeterminizedJsonBagValue(JsonBagValue):
             mass += entry[2]
         return mass
 
-    def _listed_change_rows(self, changes: list[tuple], pieces: list) -> int:
-        """Append to `pieces` the (column, count) rows, as bytes, of the changes a state lists (State.json_changes:
-        location, before, after); returns their change in whole mass. A change met before by its cached rows, any
-        other by its two sides' (a decision's sample against the last one re-deals hidden cards: many changes,
-        seldom the same pair twice, so the pair is not remembered)."""
-        cache, sides, side_entry, mass = self._listed_cache, self._side_cache, self._side_entry, 0
-        for change in changes:
-            try:
-                entry = cache.get(change)
-            except TypeError:  # a container on one side: keyed by its JSON text
-                change = _hashable_change(change)
-                entry = cache.get(change)
-            if entry is not None:
-                pieces.append(entry[3])
-                mass += entry[2]
+    def _listed_change_rows(self, changes: list[tuple], pieces: list) -> None:
+        """Append to `pieces` the rows (seat_values_by_changes: column rows, then a MASS row), as bytes, of the
+        changes a state lists (State.json_changes: location, before, after). A change met before by its cached rows
+        (one map over them), any other by its two sides' (a decision's sample against the last one re-deals hidden
+        cards: many changes, seldom the same pair twice, so the pair is not remembered)."""
+        known = self._rows_by_change.get
+        try:
+            found = list(map(known, changes))
+        except TypeError:  # a container on one side: changes keyed by their JSON text
+            changes = list(map(_hashable_change, changes))
+            found = list(map(known, changes))
+        if None not in found:
+            pieces += found
+            return
+        sides, side_entry = self._side_cache, self._side_entry
+        for change, rows in zip(changes, found):
+            if rows is not None:
+                pieces.append(rows)
                 continue
             location, before, after = change
             if before is not MISSING:
-                entry = sides.get((location, before)) or side_entry(location, before)
-                pieces.append(entry[4])
-                mass -= entry[2]
+                pieces.append((sides.get((location, before)) or side_entry(location, before))[4])
             if after is not MISSING:
-                entry = sides.get((location, after)) or side_entry(location, after)
-                pieces.append(entry[3])
-                mass += entry[2]
-        return mass
+                pieces.append((sides.get((location, after)) or side_entry(location, after))[3])
 
     def _cache_listed(self, change: tuple) -> tuple[list, list, int, bytes, int]:
         """(columns, signed counts, mass change, their (column, count) rows as bytes, the number of rows) of one
@@ -481,9 +483,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return entry
 
     def _side_entry(self, location: tuple, value) -> tuple[list, list, int, bytes, bytes]:
-        """(columns, counts, mass, the (column, count) rows as bytes, the same negated) of `value` (hashable: a
-        container as its JSON text) at `location`, remembered (changes are many pairs of few values: a card at a
-        position becoming another)."""
+        """(columns, counts, mass, its rows as bytes (seat_values_by_changes: column rows, then a MASS row), the
+        same negated) of `value` (hashable: a container as its JSON text) at `location`, remembered (changes are
+        many pairs of few values: a card at a position becoming another)."""
         entry = self._side_cache.get((location, value))
         if entry is None:
             if len(self._side_cache) >= _CHANGE_CACHE_LIMIT:
@@ -491,7 +493,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
             paths = self._part_counts.paths(location)
             tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths) if paths else {}
             columns, counts, mass = column_counts(tokens, self._column)
-            rows, negated = _change_rows(columns, counts), _change_rows(columns, [-times for times in counts])
+            rows = _change_rows(columns + [_MASS], counts + [mass])
+            negated = _change_rows(columns + [_MASS], [-times for times in counts] + [-mass])
             entry = self._side_cache[location, value] = (columns, counts, mass, rows.tobytes(), negated.tobytes())
         return entry
 

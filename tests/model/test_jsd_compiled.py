@@ -135,16 +135,18 @@ def test_the_compiled_advance_equals_the_plain_one(seed):
     start, trajectory = rng.integers(0, 5, width).astype(float), rng.integers(0, 20, width).astype(float)
     columns = rng.integers(0, width, int(rng.integers(0, 10)))
     counts = np.array([float(rng.integers(0, 3)) for _ in columns])
-    changes = np.array((columns, counts), dtype=float).reshape(2, -1).T.copy()
+    masses = rng.integers(-3, 4, int(rng.integers(0, 3)))
+    changes = np.array(list(zip(columns, counts)) + [(MASS, mass) for mass in masses], dtype=float).reshape(-1, 2)
+    rng.shuffle(changes)  # MASS rows anywhere among the column rows
     expected = start + np.bincount(columns, counts, width)
 
     def advanced(advance, from_itself: bool) -> tuple:
-        """(reference, trajectory, base, non-zero columns, reference sum) after one advance, in place: from the
-        reference's own counts, or from `start` into a reference that held other counts."""
+        """(reference, trajectory, base, non-zero columns, reference sum, rows' mass) after one advance, in place:
+        from the reference's own counts, or from `start` into a reference that held other counts."""
         reference = start.copy() if from_itself else np.full(width, 7.0)
         arrays = (reference, trajectory.copy(), np.full(width, 3.0), np.full(width, -1, dtype=np.int64))
-        reference_sum, used = advance(reference if from_itself else start, *arrays, changes)
-        return (*arrays[:3], arrays[3][:used], reference_sum)
+        reference_sum, used, mass = advance(reference if from_itself else start, *arrays, changes)
+        return (*arrays[:3], arrays[3][:used], reference_sum, mass)
 
     for from_itself in (False, True):
         plain, fast = advanced(advance_counts, from_itself), advanced(compiled(advance_counts), from_itself)
@@ -155,3 +157,4 @@ def test_the_compiled_advance_equals_the_plain_one(seed):
         np.testing.assert_array_equal(plain[2], trajectory + 2 * expected)
         np.testing.assert_array_equal(plain[3], np.flatnonzero(trajectory + 2 * expected))
         assert plain[4] == expected.sum()
+        assert plain[5] == masses.sum()
