@@ -264,7 +264,14 @@ class Connect4State(AlternatingTwoSeatState):
         old_x = reference._current if old_moves & 1 == 0 else old_mask ^ reference._current  # seat 0's pieces
         new_x = self._current if moves & 1 == 0 else mask ^ self._current
         changed = (old_x ^ new_x) | (old_mask ^ mask)  # where seat 0's pieces or all pieces differ
-        if changed:
+        if changed and not changed & (changed - 1):  # one cell (a child of a decision: a JSON-Bag OSLA's many calls)
+            location, column = game.cell_places[changed]
+            found.append((location, _cell(old_x, old_mask, changed), _cell(new_x, mask, changed)))
+            bits = game.column[column]
+            before, after = (old_mask & bits).bit_count(), (mask & bits).bit_count()
+            if before != after:
+                found.append((game.height_locations[column], before, after))
+        elif changed:
             places, columns = game.cell_places, []
             while changed:
                 bit = changed & -changed
