@@ -189,6 +189,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
         self._listed_cache: dict[tuple, tuple] = {}  # see _cache_listed
         self._rows_by_change = _RowsByChange(self._change_rows_of)  # a listed change -> its rows: _listed_rows
+        # (location, value) -> the rows of the value leaving / coming to the location: _listed_change_rows
+        self._removed_rows = _RowsByChange(lambda side: self._side_entry(*side)[4])
+        self._added_rows = _RowsByChange(lambda side: self._side_entry(*side)[3])
         self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
@@ -336,12 +339,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         for state in states:
             changes = None if reference is None else state.json_changes(reference)
             if changes is not None:
-                size = len(pieces)
-                try:
-                    pieces += map(rows_of, changes)
-                except TypeError:  # a container on one side: changes keyed by their JSON text
-                    del pieces[size:]
-                    pieces += map(rows_of, map(_hashable_change, changes))
+                _looked_up(rows_of, changes, pieces)
             else:  # valued before any decision, or of another game: the documents' difference
                 columns, counts = [], []
                 old = {} if reference is None else reference.to_json()
@@ -351,14 +349,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return np.frombuffer(b"".join(pieces)).reshape(-1, 2)
 
     def _change_rows_of(self, change: tuple) -> bytes:
-        """The rows of one listed change as bytes, remembered: its (column, count) rows (_cache_listed), then its
-        mass's row when it has one (_rows_by_change's maker)."""
-        rows_by_change = self._rows_by_change
-        if len(rows_by_change) >= _CHANGE_CACHE_LIMIT:
-            rows_by_change.clear()
+        """The rows of one listed change as bytes: its (column, count) rows (_cache_listed), then its mass's row when
+        it has one (_rows_by_change's maker)."""
         entry = self._listed_cache.get(change) or self._cache_listed(change)
-        rows = rows_by_change[change] = entry[3] + _change_rows([_MASS], [entry[2]]).tobytes() if entry[2] else entry[3]
-        return rows
+        return entry[3] + _change_rows([_MASS], [entry[2]]).tobytes() if entry[2] else entry[3]
 
     def _values_of_rows(self, rows: np.ndarray, n: int, seat: int) -> np.ndarray:
         """V_seat of the n candidates that are the base plus their rows (seat_values_by_changes): the compiled loop
@@ -441,25 +435,17 @@ class DeterminizedJsonBagValue(JsonBagValue):
         changes a state lists (State.json_changes: location, before, after). A change met before by its cached rows
         (one map over them), any other by its two sides' (a decision's sample against the last one re-deals hidden
         cards: many changes, seldom the same pair twice, so the pair is not remembered)."""
-        known = self._rows_by_change.get
-        try:
-            found = list(map(known, changes))
-        except TypeError:  # a container on one side: changes keyed by their JSON text
-            changes = list(map(_hashable_change, changes))
-            found = list(map(known, changes))
+        found: list = []
+        changes = _looked_up(self._rows_by_change.get, changes, found)
         if None not in found:
             pieces += found
             return
-        sides, side_entry = self._side_cache, self._side_entry
-        for change, rows in zip(changes, found):
-            if rows is not None:
-                pieces.append(rows)
-                continue
-            location, before, after = change
-            if before is not MISSING:
-                pieces.append((sides.get((location, before)) or side_entry(location, before))[4])
-            if after is not MISSING:
-                pieces.append((sides.get((location, after)) or side_entry(location, after))[3])
+        pieces += filter(None, found)  # the rows of the changes met before (and no empty ones); the order is free
+        missed = [change for change, rows in zip(changes, found) if rows is None]
+        pieces += map(self._removed_rows.__getitem__, [(location, before) for location, before, _ in missed
+                                                       if before is not MISSING])
+        pieces += map(self._added_rows.__getitem__, [(location, after) for location, _, after in missed
+                                                     if after is not MISSING])
 
     def _cache_listed(self, change: tuple) -> tuple[list, list, int, bytes, int]:
         """(columns, signed counts, mass change, their (column, count) rows as bytes, the number of rows) of one
@@ -661,15 +647,19 @@ _END_ROW = np.array([END, 0.0]).tobytes()
 
 
 class _RowsByChange(dict):
-    """A listed change -> its rows as bytes, each made by `make` when first asked for (a miss costs a Python call,
-    a hit none: a child's changes are looked up by one map)."""
+    """A key (a listed change, or one side of it) -> its rows as bytes, made by `make` when first asked for and
+    remembered (a miss costs a Python call, a hit none: a state's changes are looked up by one map), up to
+    _CHANGE_CACHE_LIMIT keys before starting afresh."""
 
     def __init__(self, make):
         super().__init__()
         self._make = make
 
-    def __missing__(self, change: tuple) -> bytes:
-        return self._make(change)
+    def __missing__(self, key: tuple) -> bytes:
+        if len(self) >= _CHANGE_CACHE_LIMIT:
+            self.clear()
+        rows = self[key] = self._make(key)
+        return rows
 
 
 def _split_rows(rows: np.ndarray, base_mass: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
@@ -696,6 +686,22 @@ def _hashable(value):
     """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
     their orjson bytes."""
     return orjson.dumps(value) if type(value) in _CONTAINERS else value
+
+
+def _looked_up(lookup, changes: list[tuple], found: list) -> list[tuple]:
+    """Extend `found` by lookup(change) of each listed change, in order, a change with a container on one side keyed
+    by its JSON text (_hashable_change); returns the changes as keyed. (One map while the changes are hashable, and
+    they all are but a few: converting every change would cost more than the lookups.)"""
+    start = len(found)
+    while True:
+        done = len(found) - start
+        try:
+            found += map(lookup, changes[done:] if done else changes)  # stops at an unhashable change, the rest kept
+            return changes
+        except TypeError:
+            failed = len(found) - start
+            changes = [*changes[:failed], _hashable_change(changes[failed]), *changes[failed + 1:]]
+            found.append(lookup(changes[failed]))
 
 
 def _hashable_change(change: tuple) -> tuple:
