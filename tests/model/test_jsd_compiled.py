@@ -101,7 +101,7 @@ def test_equal_candidates_get_equal_values_whatever_the_order_of_their_changes()
 
 
 @needs_numba
-@pytest.mark.parametrize("name", ["connect4", "dominion"])
+@pytest.mark.parametrize("name", ["connect4", "dominion", "sea_salt_paper"])  # listed changes, and parts
 def test_the_value_with_and_without_the_compiled_loop_is_the_same(name, monkeypatch):
     game = load_game(name)
     states = [s for s in random_states(game, 40, seed=8) if not s.is_terminal()]
