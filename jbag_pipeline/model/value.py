@@ -187,11 +187,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
-        self._listed_cache: dict[tuple, tuple] = {}  # see _cache_listed
+        self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _cache_listed
         self._rows_by_change = _RowsByChange(self._change_rows_of)  # a listed change -> its rows: _listed_rows
         # (location, value) -> the rows of the value leaving / coming to the location: _listed_change_rows
-        self._removed_rows = _RowsByChange(lambda side: self._side_entry(*side)[4])
-        self._added_rows = _RowsByChange(lambda side: self._side_entry(*side)[3])
+        self._removed_rows = _RowsByChange(lambda side: self._side_rows(side, -1))
+        self._added_rows = _RowsByChange(lambda side: self._side_rows(side, 1))
         self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
@@ -351,8 +351,15 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _change_rows_of(self, change: tuple) -> bytes:
         """The rows of one listed change as bytes: its (column, count) rows (_cache_listed), then its mass's row when
         it has one (_rows_by_change's maker)."""
-        entry = self._listed_cache.get(change) or self._cache_listed(change)
-        return entry[3] + _change_rows([_MASS], [entry[2]]).tobytes() if entry[2] else entry[3]
+        columns, counts, mass = self._listed_cache.get(change) or self._cache_listed(change)
+        return _change_rows(columns + [_MASS], counts + [mass]).tobytes() if mass else \
+            _change_rows(columns, counts).tobytes()
+
+    def _side_rows(self, side: tuple, sign: int) -> bytes:
+        """The rows of a (location, value) side of a listed change as bytes, its counts and mass times `sign` (-1:
+        the value leaves the location, 1: it comes), for _removed_rows and _added_rows."""
+        columns, counts, mass = self._side_entry(*side)
+        return _change_rows(columns + [_MASS], [sign * times for times in counts] + [sign * mass]).tobytes()
 
     def _values_of_rows(self, rows: np.ndarray, n: int, seat: int) -> np.ndarray:
         """V_seat of the n candidates that are the base plus their rows (seat_values_by_changes): the compiled loop
@@ -447,10 +454,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         pieces += map(self._added_rows.__getitem__, [(location, after) for location, _, after in missed
                                                      if after is not MISSING])
 
-    def _cache_listed(self, change: tuple) -> tuple[list, list, int, bytes, int]:
-        """(columns, signed counts, mass change, their (column, count) rows as bytes, the number of rows) of one
-        listed change, remembered under the change: the entry of its after-value minus that of its before-value at
-        the location (_side_entry), equal counts cancelled."""
+    def _cache_listed(self, change: tuple) -> tuple[list, list, int]:
+        """(columns, signed counts, mass change) of one listed change, remembered under the change: the entry of its
+        after-value minus that of its before-value at the location (_side_entry), equal counts cancelled."""
         if len(self._listed_cache) >= _CHANGE_CACHE_LIMIT:
             self._listed_cache.clear()
         location, before, after = change
@@ -463,15 +469,12 @@ class DeterminizedJsonBagValue(JsonBagValue):
                     merged[column] = merged.get(column, 0) + sign * times
                 mass += sign * side[2]
         columns = [column for column, times in merged.items() if times]
-        counts = [merged[column] for column in columns]
-        entry = self._listed_cache[change] = (columns, counts, mass, _change_rows(columns, counts).tobytes(),
-                                              len(columns))
+        entry = self._listed_cache[change] = (columns, [merged[column] for column in columns], mass)
         return entry
 
-    def _side_entry(self, location: tuple, value) -> tuple[list, list, int, bytes, bytes]:
-        """(columns, counts, mass, its rows as bytes (seat_values_by_changes: column rows, then a MASS row), the
-        same negated) of `value` (hashable: a container as its JSON text) at `location`, remembered (changes are
-        many pairs of few values: a card at a position becoming another)."""
+    def _side_entry(self, location: tuple, value) -> tuple[list, list, int]:
+        """(columns, counts, mass) of `value` (hashable: a container as its JSON text) at `location`, remembered
+        (changes are many pairs of few values: a card at a position becoming another)."""
         entry = self._side_cache.get((location, value))
         if entry is None:
             if len(self._side_cache) >= _CHANGE_CACHE_LIMIT:
@@ -479,9 +482,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
             paths = self._part_counts.paths(location)
             tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths) if paths else {}
             columns, counts, mass = column_counts(tokens, self._column)
-            rows = _change_rows(columns + [_MASS], counts + [mass])
-            negated = _change_rows(columns + [_MASS], [-times for times in counts] + [-mass])
-            entry = self._side_cache[location, value] = (columns, counts, mass, rows.tobytes(), negated.tobytes())
+            entry = self._side_cache[location, value] = (columns, counts, mass)
         return entry
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
