@@ -9,6 +9,7 @@ of agent with winner prototypes learnt from ingested TAG trajectories.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Iterable, Mapping, Sequence
 
@@ -190,8 +191,8 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _cache_listed
         self._rows_by_change = _RowsByChange(self._change_rows_of)  # a listed change -> its rows: _listed_rows
         # (location, value) -> the rows of the value leaving / coming to the location: _listed_change_rows
-        self._removed_rows = _RowsByChange(lambda side: self._side_rows(side, -1))
-        self._added_rows = _RowsByChange(lambda side: self._side_rows(side, 1))
+        self._removed_rows = _RowsByChange(functools.partial(self._side_rows, sign=-1))  # (no lambda: the value
+        self._added_rows = _RowsByChange(functools.partial(self._side_rows, sign=1))  # is pickled to workers)
         self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)

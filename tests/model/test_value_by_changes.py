@@ -4,6 +4,8 @@ tokens and unrestricted, including children valued before any decision and a sta
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -46,3 +48,20 @@ def test_a_state_of_another_game_is_counted_by_its_document(name):
         value.begin_decision(state, 0)
     np.testing.assert_allclose(by_changes.values([stranger], 0), by_documents.values([stranger], 0), rtol=0,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["connect4", "dominion"])
+def test_a_value_pickled_mid_game_values_on_as_the_original(name):
+    """The evaluation sends values to worker processes: a copy taken mid-game (its caches of rows full) goes on
+    valuing the same decisions alike."""
+    game = load_game(name)
+    states = [s for s in random_states(game, 40, seed=5) if not s.is_terminal()]
+    bags = [tokenize_state(s.to_json(), num_suffix=True) for s in states[::3]]
+    prototypes, features = [dict(bag) for bag in bags[:game.n_players]], sorted(set().union(*bags))[::5]
+    value, half = DeterminizedJsonBagValue(prototypes, features), len(states) // 2
+    for _ in same_decisions(states[:half], value, ByDocuments(prototypes, features)):
+        pass
+    copy = pickle.loads(pickle.dumps(value))
+    assert len(copy._rows_by_change) and copy._rows_by_change._make.__self__ is copy
+    for _ in same_decisions(states[half:], value, copy):
+        pass
