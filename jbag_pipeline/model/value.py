@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from array import array
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -345,7 +346,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 columns, counts = [], []
                 old = {} if reference is None else reference.to_json()
                 mass = self._change_columns(old, state.to_json(), columns, counts)
-                pieces.append(_change_rows(columns + [_MASS], counts + [mass]).tobytes())
+                pieces.append(_rows_bytes(columns + [_MASS], counts + [mass]))
             pieces.append(_END_ROW)
         return np.frombuffer(b"".join(pieces)).reshape(-1, 2)
 
@@ -353,14 +354,13 @@ class DeterminizedJsonBagValue(JsonBagValue):
         """The rows of one listed change as bytes: its (column, count) rows (_cache_listed), then its mass's row when
         it has one (_rows_by_change's maker)."""
         columns, counts, mass = self._listed_cache.get(change) or self._cache_listed(change)
-        return _change_rows(columns + [_MASS], counts + [mass]).tobytes() if mass else \
-            _change_rows(columns, counts).tobytes()
+        return _rows_bytes(columns + [_MASS], counts + [mass]) if mass else _rows_bytes(columns, counts)
 
     def _side_rows(self, side: tuple, sign: int) -> bytes:
         """The rows of a (location, value) side of a listed change as bytes, its counts and mass times `sign` (-1:
         the value leaves the location, 1: it comes), for _removed_rows and _added_rows."""
         columns, counts, mass = self._side_entry(*side)
-        return _change_rows(columns + [_MASS], [sign * times for times in counts] + [sign * mass]).tobytes()
+        return _rows_bytes(columns + [_MASS], [sign * times for times in counts] + [sign * mass])
 
     def _values_of_rows(self, rows: np.ndarray, n: int, seat: int) -> np.ndarray:
         """V_seat of the n candidates that are the base plus their rows (seat_values_by_changes): the compiled loop
@@ -645,7 +645,7 @@ def _seat_column(distances: np.ndarray, seat: int) -> np.ndarray:
 
 _MASS, _END = int(MASS), int(END)  # seat_values_by_changes' row codes
 _MASS_END = [_MASS, _END]
-_END_ROW = np.array([END, 0.0]).tobytes()
+_END_ROW = array("d", [END, 0.0]).tobytes()
 
 
 class _RowsByChange(dict):
@@ -675,10 +675,18 @@ def _split_rows(rows: np.ndarray, base_mass: int) -> tuple[np.ndarray, np.ndarra
     return codes[changed].astype(np.int64), rows[changed, 1], np.bincount(owner[changed], minlength=len(ends)), totals
 
 
+def _rows_bytes(columns: list[int], counts: list[int]) -> bytes:
+    """The bytes of (m, 2) float rows (column, count) of signed column counts (by the array module: a change met for
+    the first time costs a microsecond less than through numpy, and Dominion's children meet many)."""
+    flat = [0] * (2 * len(columns))
+    flat[::2], flat[1::2] = columns, counts
+    return array("d", flat).tobytes()
+
+
 def _change_rows(columns: list[int], counts: list[int]) -> np.ndarray:
     """(m, 2) float rows (column, count) of signed column counts, the compiled calls' input: read-only, as the rows
     joined from cached bytes are (one compiled version of each call)."""
-    return np.frombuffer(np.array((columns, counts), dtype=float).T.tobytes()).reshape(-1, 2)
+    return np.frombuffer(_rows_bytes(columns, counts)).reshape(-1, 2)
 
 
 _CONTAINERS = (dict, list)
