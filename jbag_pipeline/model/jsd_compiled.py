@@ -67,6 +67,11 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     values = np.empty(n)
     known_totals = np.empty(n)
     known_sums = np.zeros((n, k))
+    # each base column's term per distinct total and prototype, which a candidate changing the column takes back
+    known_terms = np.empty((max(1, distinct), width, k))
+    column_place = np.empty(base.shape[0], dtype=np.int64)  # a base column's place in `nonzero`
+    for q in range(width):
+        column_place[nonzero[q]] = q
     n_known = 0
     js = np.empty(k)
     closeness = np.empty(k)
@@ -89,14 +94,17 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
                 found = n_known
                 n_known += 1
                 known_totals[found] = total
-                for column in nonzero:
+                for q in range(width):
+                    column = nonzero[q]
                     t = base[column] / total
                     t_log_t = t * math.log(t)
                     for p in range(k):
                         share = shares[p, column]
                         if share > 0:
                             pooled = t + share
-                            known_sums[found, p] += t_log_t + plogp[p, column] - pooled * math.log(pooled)
+                            term = t_log_t + plogp[p, column] - pooled * math.log(pooled)
+                            known_terms[found, q, p] = term
+                            known_sums[found, p] += term
             for p in range(k):
                 js[p] = known_sums[found, p]
             size = 0  # this candidate's changes merged by column, kept sorted (insertion: a handful of entries)
@@ -121,13 +129,12 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
                     continue
                 column = buffer_columns[q]
                 old, new = base[column] / total, (base[column] + delta) / total
-                old_log = old * math.log(old) if old > 0 else 0.0
                 new_log = new * math.log(new) if new > 0 else 0.0
                 for p in range(k):
                     share = shares[p, column]
                     if share > 0:
-                        if old > 0:
-                            js[p] -= old_log + plogp[p, column] - (old + share) * math.log(old + share)
+                        if old > 0:  # the base's own term of the column, as summed above
+                            js[p] -= known_terms[found, column_place[column], p]
                         if new > 0:
                             js[p] += new_log + plogp[p, column] - (new + share) * math.log(new + share)
             for p in range(k):
