@@ -30,7 +30,6 @@ FACTORS = ("top_k", "normalisation", "turn_order")  # what a preset's ablation_f
 TURN_ORDER = "turn_order"  # factor `turn_order:<field>` per field; `turn_order` alone names every field
 DROPPED, KEPT = "dropped", "kept"
 KEYS = ("game", "factor", "level")
-HeadlineTables = ValueFunctionTables  # a level's prototypes (frequency full) and features (variant full)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from jbag_pipeline.play.evaluation import play_evaluation, split_pair
-from jbag_pipeline.analysis.ablation import (HeadlineTables, Level, ablation_levels, ablation_table, full_tables,
+from jbag_pipeline.analysis.ablation import (Level, ablation_levels, ablation_table, full_tables,
                                              features_at_k)
 from jbag_pipeline.analysis.verdicts import HEADLINE
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview
@@ -14,6 +14,7 @@ from jbag_pipeline.model.tokenize import TokenFilter
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.presets import game_run
 from jbag_pipeline.resources import JbagCompute, JbagSettings
+from jbag_pipeline.training.value_function import ValueFunctionTables
 from jbag_pipeline.schemas import VALUE_FUNCTION_ABLATION
 
 
@@ -36,7 +37,7 @@ def value_function_ablation(context: dg.AssetExecutionContext, settings: JbagSet
     if headline.is_empty() and games_per_seat > 0:
         raise ValueError(f"value_function_ablation: evaluation_games has no {HEADLINE} rows for {game!r}; "
                          f"materialise evaluation_games first")
-    default = HeadlineTables(winner_prototypes.filter(pl.col("frequency") == frequency),
+    default = ValueFunctionTables(winner_prototypes.filter(pl.col("frequency") == frequency),
                              selected_features.filter(pl.col("variant") == variant))
     builder = _LevelTables(settings, game, selfplay_games, default, selected_features, state_tokens, sampled_states)
     started, played = time.perf_counter(), []
@@ -69,22 +70,22 @@ class _LevelTables:
     """Builds (and remembers) each level's prototypes and features from this game's tables (state_tokens and
     sampled_states as scans of the lake: read only when a level needs another blacklist)."""
 
-    def __init__(self, settings: JbagSettings, game: str, games: pl.DataFrame, default: HeadlineTables,
+    def __init__(self, settings: JbagSettings, game: str, games: pl.DataFrame, default: ValueFunctionTables,
                  features: pl.DataFrame, state_tokens: pl.LazyFrame, sampled_states: pl.LazyFrame):
         self.game, self.games, self.default, self.features = game, games, default, features
         self.state_tokens, self.sampled_states = state_tokens, sampled_states
         self.preset = settings.get_preset()
-        self._built: dict[tuple, HeadlineTables] = {}
+        self._built: dict[tuple, ValueFunctionTables] = {}
         self._tokens: tuple[pl.LazyFrame, pl.DataFrame] | None = None
 
-    def tables(self, level: Level) -> HeadlineTables:
+    def tables(self, level: Level) -> ValueFunctionTables:
         preset, key = self.preset, (level.blacklist, level.k)
         if key == (preset.blacklist_for(self.game), preset.top_k):
             return self.default
         if key not in self._built:
             if level.blacklist == preset.blacklist_for(self.game):  # the same bags, another k
                 features = features_at_k(self.features, level.k)
-                self._built[key] = HeadlineTables(self.default.prototypes, features)
+                self._built[key] = ValueFunctionTables(self.default.prototypes, features)
             else:
                 if self._tokens is None:  # read once, only when some level needs another blacklist (state_tokens
                     # kept a scan: full_tables takes it a block of games at a time)
