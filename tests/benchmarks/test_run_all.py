@@ -84,6 +84,22 @@ def test_the_issue_targets_match_the_rows_the_modules_emit():
     assert len(status) == len(TARGETS)
 
 
+def test_the_value_targets_hold_top100_to_3x_and_all_tokens_to_5x():
+    by_name = {t.name: t for t in TARGETS}
+    top100 = by_name["JSON-Bag OSLA per decision, top-100 features, within 3x of baseline OSLA (issue 25)"]
+    every = by_name["JSON-Bag OSLA per decision, all tokens, within 5x of baseline OSLA (issue 25)"]
+    rows = [row("osla_decision/dominion", "ours (top100)", "ms/decision", ratio=3.5),
+            row("osla_decision/dominion", "ours (none)", "ms/decision", ratio=4.5),
+            row("osla_decision/dominion", "baseline heuristic", "ms/decision", ratio=None)]
+    assert (check(top100, rows).status, check(top100, rows).n_rows) == ("missed", 1)
+    assert (check(every, rows).status, check(every, rows).n_rows) == ("met", 1)
+    group = by_name["evaluation group CPU s >= 2x faster than 4412511 (issue 25), every measured game"]
+    ops = [row("evaluation_ops/dominion/total", "ours", "CPU s", ratio=2.1),
+           row("evaluation_ops/dominion/evaluation_games", "ours", "CPU s", ratio=1.5),
+           row("evaluation_ops/dominion/total", "4412511", "CPU s", ratio=None)]
+    assert (check(group, ops).status, check(group, ops).n_rows) == ("met", 1)
+
+
 def test_numbers_and_tables_render_compactly():
     assert (number(None), number(12345.6), number(0.012345), number(2.0)) == ("", "12,346", "0.0123", "2")
     assert table(["a", "b"], [["x|y", 1]]) == ["| a | b |", "|---|---|", "| x\\|y | 1 |"]
