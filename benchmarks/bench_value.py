@@ -120,7 +120,7 @@ def _evaluation_games(game, jsonbag: JsonBagOSLAAgent, seeds: range) -> tuple[fl
     for seed in seeds:
         seat = seed % game.n_players
         agents = [_TimedAgent(jsonbag if p == seat else baseline_agent(game.name)) for p in range(game.n_players)]
-        play_match(game, agents, seed=seed)
+        play_match(game, agents, seed=seed, record_states=False)  # as play_evaluation plays them
         for p, agent in enumerate(agents):
             side = ours if p == seat else baseline
             side[0] += agent.seconds
