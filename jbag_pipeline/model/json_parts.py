@@ -6,7 +6,8 @@ walked at its location's paths (mode both: a list item lives at its indexed and 
 parts below it replaced by {} (no tokens). An Items part is counted item by item: item i's tokens at the indexed
 paths (cached by location, i and key) at the positions whose keys differ, and at the list's own paths (by
 location and key) for the keys that differ between the lists' common ends. A part met for the first time is read
-from the state's to_json().
+from the state's to_json() (a list's item only the first time its key is met at the list, a part without wanted
+paths never).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class PartCounts:
         self._delta, self._column = delta, column
         self._parts: dict[tuple, Entry] = {}  # (location, key) -> entry
         self._lists: dict[tuple, tuple] = {}  # location of a list -> _list_shape(location), with its entries
+        self._items: dict[tuple, object] = {}  # (location of a list, key) -> an item with the key: _item()
         self._size = 0  # entries remembered
         self._paths: dict[tuple, tuple[str, ...]] = {}  # location -> its paths
         self._item_paths: dict[tuple, tuple[str, ...]] = {}  # (location, i) -> item i's indexed paths
@@ -62,6 +64,7 @@ class PartCounts:
         """Forget every remembered count (entries are only ever added between two clears)."""
         self._parts.clear()
         self._lists.clear()
+        self._items.clear()
         self._size = 0
         self._document = (None, None)
 
@@ -207,24 +210,36 @@ class PartCounts:
 
     def _count_part(self, location: tuple, key, state, parts: Parts | None = None) -> Entry:
         """Count the part at `location` of `state` (the parts below it replaced by {}) and remember it."""
+        paths = self.paths(location)
+        if not paths:  # none of its tokens is counted: no document is read
+            entry = self._parts[location, key] = self._entry(None, paths)
+            return entry
         below = [other[len(location):] for other in (state.json_parts() if parts is None else parts)
                  if len(other) > len(location) and other[:len(location)] == location]
         subtree = _pruned(_at(self._to_json(state), location), below)
-        entry = self._parts[location, key] = self._entry(subtree, self.paths(location))
+        entry = self._parts[location, key] = self._entry(subtree, paths)
         return entry
 
     def _count_item(self, location: tuple, i: int, key, state, table: dict) -> Entry:
         """Count item i of the list at `location` of `state` at its indexed paths, remembered in `table`."""
-        item = _at(self._to_json(state), location)[i]
-        entry = table[key] = self._entry(item, self.item_paths(location, i))
+        paths = self.item_paths(location, i)
+        entry = table[key] = self._entry(self._item(location, key, i, state) if paths else None, paths)
         return entry
 
     def _count_plain(self, location: tuple, key, items: Items, state, plain: dict) -> Entry:
         """Count an item with `key` of the list at `location` of `state` at the list's own paths, remembered in
         `plain`."""
-        item = _at(self._to_json(state), location)[items.index(key)]
-        entry = plain[key] = self._entry(item, self.paths(location))
+        entry = plain[key] = self._entry(self._item(location, key, items.index(key), state), self.paths(location))
         return entry
+
+    def _item(self, location: tuple, key, i: int, state):
+        """An item with `key` of the list at `location`, read as item i of `state`'s list when first asked for (an
+        item is the same subtree wherever its key is, as the list's own paths count it; a position's entries are
+        cached apart): a card met at a new position costs no document."""
+        item = self._items.get((location, key), MISSING)
+        if item is MISSING:
+            item = self._items[location, key] = _at(self._to_json(state), location)[i]
+        return item
 
     def _list_shape(self, location: tuple) -> tuple:
         """(the positions of the list at `location` with wanted indexed paths, None for every position; a key ->

@@ -147,3 +147,30 @@ def test_parts_that_appear_disappear_or_turn_into_items_are_counted():
     expected = difference(tokenize_state(second.document, num_suffix=True), tokenize_state(first.document,
                                                                                            num_suffix=True))
     assert bag == expected and mass == sum(expected.values())
+
+
+def test_an_item_met_again_and_an_unwanted_part_read_no_document():
+    class Doc:
+        reads = 0
+
+        def __init__(self, document, parts):
+            self.document, self.parts = document, parts
+
+        def to_json(self):
+            Doc.reads += 1
+            return self.document
+
+        def json_parts(self):
+            return self.parts
+
+    def doc(cards: list[str], turn: int) -> Doc:
+        return Doc({"pile": [{"card": card} for card in cards], "turn": turn},
+                   {(): None, ("pile",): Items(cards), ("turn",): turn})
+
+    counter = Counter([".pile[0].card.a", ".pile[1].card.a", ".pile.card.b"])  # ".turn" not wanted
+    first, second = doc(["a", "b"], 1), doc(["b", "a"], 2)
+    counter.change({}, first)
+    reads = Doc.reads
+    bag, _ = counter.change(first.parts, second)  # "a" and "b" met before, at other positions; a new turn
+    assert Doc.reads == reads
+    assert bag == difference(counter.full(second), counter.full(first))
