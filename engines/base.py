@@ -75,7 +75,7 @@ ABSENT = _Absent()  # State.json_changes: the side of a change where the locatio
 
 
 class Items(tuple):
-    """A json_parts key for a list: item i of the list is the same subtree whenever key i is the same."""
+    """A json_parts key for a list: an item with a given key is the same subtree at whatever position it stands."""
 
     __slots__ = ()
 
