@@ -3,47 +3,22 @@
 
 from __future__ import annotations
 
-from itertools import compress, count
-from operator import ne
+from itertools import count
 
 from engines.base import ABSENT, same_game, turn_changes
 
 MAX_SEATS = 4
 _ZONE_PLACES = {key: [(key, seat) for seat in range(MAX_SEATS)]  # a zone's location per seat (one tuple each)
                 for key in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards")}
-_PENDING = ("pendingEffect",)
-_PLACES: dict[tuple, list[tuple]] = {}  # a list's location -> the locations of its items (grown as lists grow)
-
-
-def item_places(location: tuple, size: int) -> list[tuple]:
-    """The locations of items 0..size-1 (at least) of the list at `location`, made once and shared."""
-    places = _PLACES.get(location)
-    if places is None:
-        places = _PLACES[location] = []
-    if len(places) < size:
-        places.extend((*location, i) for i in range(len(places), size + 16))
-    return places
-
-
-def list_changes(location: tuple, old: list, new: list, found: list) -> None:
-    """Append the item changes from list `old` to list `new` at `location`: the items that differ up to the shorter
-    list's end, then those past it (ABSENT on the side that lacks them)."""
-    n_old, n_new = len(old), len(new)
-    places = _PLACES.get(location)
-    if places is None or len(places) < n_old or len(places) < n_new:
-        places = item_places(location, max(n_old, n_new))
-    for i in compress(count(), map(ne, old, new)):
-        found.append((places[i], old[i], new[i]))
-    if n_old > n_new:
-        found.extend([(places[i], old[i], ABSENT) for i in range(n_new, n_old)])
-    elif n_new > n_old:
-        found.extend([(places[i], ABSENT, new[i]) for i in range(n_old, n_new)])
+_TRASH, _DEFENCES, _PENDING = ("trashPile",), ("defenceStatus",), ("pendingEffect",)
 
 
 def dominion_changes(state, reference) -> list[tuple] | None:
-    """DominionState.json_changes: supply piles, card zones item by item, trash and defences, the turn fields, the
-    pending effect (whole, or ABSENT where there is none) and the common fields. (Attributes are read one by one,
-    not by a loop over names: this runs for every child a JSON-Bag OSLA values.)"""
+    """DominionState.json_changes: supply piles, each card zone that differs as a whole list (the value counts it
+    item by item: a re-dealt draw pile differs at every position, which one change lists at the cost of one), trash
+    and defences likewise, the turn fields, the pending effect (whole, or ABSENT where there is none) and the common
+    fields. The lists are the states' own, to be read at once, never kept. (Attributes are read one by one, not by a
+    loop over names: this runs for every child a JSON-Bag OSLA values.)"""
     if type(reference) is not type(state) or not same_game(reference.game, state.game):
         return None
     found: list[tuple] = []
@@ -59,13 +34,14 @@ def dominion_changes(state, reference) -> list[tuple] | None:
                                   ("playerTableaux", reference.tableaux, state.tableaux),
                                   ("revealedHandCards", reference.revealed, state.revealed)):
         if old_zones != zones:
+            places = _ZONE_PLACES[key]
             for seat, old, new in zip(count(), old_zones, zones):
                 if old != new:
-                    list_changes(_ZONE_PLACES[key][seat], old, new, found)
+                    found.append((places[seat], old, new))
     if reference.trash != state.trash:
-        list_changes(("trashPile",), reference.trash, state.trash, found)
+        found.append((_TRASH, reference.trash, state.trash))
     if reference.defence_status != state.defence_status:
-        list_changes(("defenceStatus",), reference.defence_status, state.defence_status, found)
+        found.append((_DEFENCES, reference.defence_status, state.defence_status))
     if reference.phase != state.phase:
         found.append((("gamePhase",), reference.phase, state.phase))
     if reference.turn_player != state.turn_player:
