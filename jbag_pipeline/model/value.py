@@ -339,15 +339,19 @@ class DeterminizedJsonBagValue(JsonBagValue):
         state's changes' rows, then an END row. A listed change's rows are cached as bytes (_rows_by_change), so a
         child's are one map over its changes and a decision's one join."""
         reference, pieces, rows_of = self._reference_state, [], self._rows_by_change.__getitem__
+        containers = False  # whether a child listed a container (then its siblings likely do: Dominion's zones)
         for state in states:
             changes = None if reference is None else state.json_changes(reference)
-            if changes is not None:
+            if containers and changes is not None:
+                self._container_change_rows(changes, pieces)
+            elif changes is not None:
                 size = len(pieces)
                 try:  # one map, for the usual case: every change's values hashable
                     pieces += map(rows_of, changes)
                 except TypeError:  # a container on one side
                     del pieces[size:]
                     self._container_change_rows(changes, pieces)
+                    containers = True
             else:  # valued before any decision, or of another game: the documents' difference
                 columns, counts = [], []
                 old = {} if reference is None else reference.to_json()
@@ -365,16 +369,23 @@ class DeterminizedJsonBagValue(JsonBagValue):
     def _side_rows(self, side: tuple, sign: int) -> bytes:
         """The rows of a (location, value) side of a listed change as bytes (value hashable: a container as its JSON
         text), its counts and mass times `sign` (-1: the value leaves the location, 1: it comes), for _removed_rows
-        and _added_rows; none for MISSING or a value without counted tokens."""
+        and _added_rows."""
+        return self._side_pair(side)[sign > 0]
+
+    def _side_pair(self, side: tuple) -> tuple[bytes, bytes]:
+        """The rows of a (location, value) side leaving its location and coming to it, as bytes; none for MISSING or a
+        value without counted tokens."""
         location, value = side
         paths = self._part_counts.paths(location) if value is not MISSING else ()
         if not paths:
-            return b""
+            return b"", b""
         tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths)
         columns, counts, mass = column_counts(tokens, self._column)
         if not columns and not mass:
-            return b""
-        return _rows_bytes(columns + [_MASS], [sign * times for times in counts] + [sign * mass])
+            return b"", b""
+        columns.append(_MASS)
+        counts.append(mass)
+        return _rows_bytes(columns, [-times for times in counts]), _rows_bytes(columns, counts)
 
     def _values_of_rows(self, rows: np.ndarray, n: int, seat: int) -> np.ndarray:
         """V_seat of the n candidates that are the base plus their rows (seat_values_by_changes): the compiled loop
@@ -511,8 +522,10 @@ class DeterminizedJsonBagValue(JsonBagValue):
         removed, added = self._item_rows.setdefault(location, ([], []))
         for i in range(len(removed), size + 16):
             place = (*location, i)
-            removed.append(_ItemRows(self._removed_rows, place))
-            added.append(_ItemRows(self._added_rows, place))
+            leaving, coming = _ItemRows(self._side_pair, place, 0), _ItemRows(self._side_pair, place, 1)
+            leaving.twin, coming.twin = coming, leaving
+            removed.append(leaving)
+            added.append(coming)
         return removed, added
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
@@ -694,16 +707,19 @@ class _RowsByChange(dict):
 
 
 class _ItemRows(dict):
-    """A list item's value -> its rows at one position (`place`: the list's location and the index), taken from
-    `sides` ((location, value) -> rows) when first asked for and remembered (a list is one map over its positions'
-    tables)."""
+    """A list item's value -> its rows leaving (side 0) or coming to (side 1) one position (`place`: the list's
+    location and the index), made by `pair` ((place, value) -> both sides' rows) when first asked for and remembered
+    here and in `twin`, the position's table of the other side (a list is one map over its positions' tables)."""
 
-    def __init__(self, sides: _RowsByChange, place: tuple):
+    def __init__(self, pair, place: tuple, side: int):
         super().__init__()
-        self._sides, self._place = sides, place
+        self._pair, self._place, self._side = pair, place, side
+        self.twin: _ItemRows | None = None
 
     def __missing__(self, value) -> bytes:
-        rows = self[value] = self._sides[self._place, value]
+        pair = self._pair((self._place, value))
+        self.twin[value] = pair[1 - self._side]
+        rows = self[value] = pair[self._side]
         return rows
 
 
