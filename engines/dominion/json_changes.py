@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
-from itertools import count
+from itertools import compress
+from operator import ne
 
 from engines.base import ABSENT, same_game, turn_changes
 
 MAX_SEATS = 4
-_ZONE_PLACES = {key: [(key, seat) for seat in range(MAX_SEATS)]  # a zone's location per seat (one tuple each)
-                for key in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards")}
+_HANDS, _DRAW_PILES, _DISCARDS, _TABLEAUX, _REVEALED = (  # a zone's location per seat (one tuple each)
+    [(key, seat) for seat in range(MAX_SEATS)]
+    for key in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards"))
 _TRASH, _DEFENCES, _PENDING = ("trashPile",), ("defenceStatus",), ("pendingEffect",)
+
+
+def zone_changes(places: list[tuple], old_zones: list[list], zones: list[list], found: list) -> None:
+    """Append a change for each seat whose zone differs: the zone's location (`places`, by seat), both lists."""
+    found += compress(zip(places, old_zones, zones), map(ne, old_zones, zones))
 
 
 def dominion_changes(state, reference) -> list[tuple] | None:
@@ -28,16 +35,16 @@ def dominion_changes(state, reference) -> list[tuple] | None:
             before = old_supply[card]
             if before != number:
                 found.append((("cardsIncludedInGame", card), before, number))
-    for key, old_zones, zones in (("playerHands", reference.hands, state.hands),
-                                  ("playerDrawPiles", reference.draw_piles, state.draw_piles),
-                                  ("playerDiscards", reference.discards, state.discards),
-                                  ("playerTableaux", reference.tableaux, state.tableaux),
-                                  ("revealedHandCards", reference.revealed, state.revealed)):
-        if old_zones != zones:
-            places = _ZONE_PLACES[key]
-            for seat, old, new in zip(count(), old_zones, zones):
-                if old != new:
-                    found.append((places[seat], old, new))
+    if reference.hands != state.hands:
+        zone_changes(_HANDS, reference.hands, state.hands, found)
+    if reference.draw_piles != state.draw_piles:
+        zone_changes(_DRAW_PILES, reference.draw_piles, state.draw_piles, found)
+    if reference.discards != state.discards:
+        zone_changes(_DISCARDS, reference.discards, state.discards, found)
+    if reference.tableaux != state.tableaux:
+        zone_changes(_TABLEAUX, reference.tableaux, state.tableaux, found)
+    if reference.revealed != state.revealed:
+        zone_changes(_REVEALED, reference.revealed, state.revealed, found)
     if reference.trash != state.trash:
         found.append((_TRASH, reference.trash, state.trash))
     if reference.defence_status != state.defence_status:
