@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from array import array
-from itertools import compress
-from operator import getitem, itemgetter, ne
+from operator import getitem, itemgetter
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -497,24 +496,17 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 pieces.append(rows_of(_hashable_change(change)))
 
     def _list_item_rows(self, location: tuple, old: list, new: list, pieces: list) -> None:
-        """Append to `pieces` the rows of the list at `location` becoming `new` from `old`, item by item: the items
-        at the positions where they differ, then those past the shorter list's end (the rows of a list item per
-        position and value, _ItemRows: maps over a list, no Python loop, for a re-dealt pile differs at every
-        position); TypeError for an unhashable item."""
-        n_old, n_new = len(old), len(new)
+        """Append to `pieces` the rows of the list at `location` becoming `new` from `old`, item by item: every item
+        of `old` leaving its position and every item of `new` coming to its own (where both lists hold the same item
+        the rows cancel as they are summed: two maps over per-position tables, _ItemRows, cost less than finding the
+        positions that differ, for Dominion's zones are short or re-dealt); TypeError for an unhashable item."""
         tables = self._item_rows.get(location)
-        if tables is None or len(tables[0]) < n_old or len(tables[0]) < n_new:
+        if tables is None or len(tables[0]) < len(old) or len(tables[0]) < len(new):
             if not self._part_counts.paths(location):  # no counted token lies under the list
                 return
-            tables = self._item_tables(location, max(n_old, n_new))
-        removed, added = tables
-        differs = list(map(ne, old, new))  # up to the shorter list's end
-        pieces += map(getitem, compress(removed, differs), compress(old, differs))
-        pieces += map(getitem, compress(added, differs), compress(new, differs))
-        if n_old > n_new:
-            pieces += map(getitem, removed[n_new:n_old], old[n_new:])
-        elif n_new > n_old:
-            pieces += map(getitem, added[n_old:n_new], new[n_old:])
+            tables = self._item_tables(location, max(len(old), len(new)))
+        pieces += map(getitem, tables[0], old)
+        pieces += map(getitem, tables[1], new)
 
     def _item_tables(self, location: tuple, size: int) -> tuple[list, list]:
         """The _ItemRows of the list at `location`, position by position, for the value leaving it and coming to it,
