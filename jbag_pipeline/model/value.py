@@ -194,7 +194,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         # (location, value) -> the rows of the value leaving / coming to the location: _listed_change_rows
         self._removed_rows = _RowsByChange(functools.partial(self._side_rows, sign=-1))  # (no lambda: the value
         self._added_rows = _RowsByChange(functools.partial(self._side_rows, sign=1))  # is pickled to workers)
-        self._item_rows: dict[tuple, tuple[list, list]] = {}  # a list's location -> _ItemRows: _list_item_rows
+        self._item_rows: dict[tuple, tuple[list, list]] = {}  # a list location -> _ItemRows: _container_change_rows
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
         self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
@@ -211,6 +211,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._reference_state = None  # a copy of the same sample, when states are counted by json_changes
         self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
         self._by_changes: bool | None = None  # whether they are counted by json_changes (known at its first)
+        self._containers_listed = False  # whether this game's changes listed a container: _container_change_rows
         # the last sample's counts, the base and the base's non-zero columns (a buffer, the first ones in use) are
         # this value's own arrays, which begin_decision updates in place, as it does the trajectory
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
@@ -338,10 +339,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         state's changes' rows, then an END row. A listed change's rows are cached as bytes (_rows_by_change), so a
         child's are one map over its changes and a decision's one join."""
         reference, pieces, rows_of = self._reference_state, [], self._rows_by_change.__getitem__
-        containers = False  # whether a child listed a container (then its siblings likely do: Dominion's zones)
         for state in states:
             changes = None if reference is None else state.json_changes(reference)
-            if containers and changes is not None:
+            if changes is not None and self._containers_listed:
                 self._container_change_rows(changes, pieces)
             elif changes is not None:
                 size = len(pieces)
@@ -350,7 +350,6 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 except TypeError:  # a container on one side
                     del pieces[size:]
                     self._container_change_rows(changes, pieces)
-                    containers = True
             else:  # valued before any decision, or of another game: the documents' difference
                 columns, counts = [], []
                 old = {} if reference is None else reference.to_json()
@@ -467,6 +466,9 @@ class DeterminizedJsonBagValue(JsonBagValue):
         state lists (State.json_changes: location, before, after), each by its two sides' cached rows (a decision's
         sample against the last one re-deals hidden cards: many changes, seldom the same pair twice, so pairs are
         not looked up; two maps, no Python loop)."""
+        if self._containers_listed:
+            self._container_change_rows(changes, pieces)
+            return
         size = len(pieces)
         try:
             pieces += map(self._removed_rows.__getitem__, map(_BEFORE_SIDE, changes))
@@ -477,16 +479,27 @@ class DeterminizedJsonBagValue(JsonBagValue):
 
     def _container_change_rows(self, changes: list[tuple], pieces: list) -> None:
         """Append to `pieces` the rows of listed changes some of which have a container on one side: a list becoming
-        another item by item (_list_item_rows), any other change by its cached rows, a container keyed by its JSON
-        text (Dominion lists its card zones whole: a decision's sample and children differ in a few zones, each at
-        many positions)."""
-        rows_of = self._rows_by_change.__getitem__
+        another item by item, any other change by its cached rows, a container keyed by its JSON text (Dominion lists
+        its card zones whole: a decision's sample and children differ in a few zones, each at many positions).
+
+        A list's items: every item of the old list leaving its position and every item of the new coming to its own,
+        two maps over per-position tables (_ItemRows; where both lists hold the same item the rows cancel as they are
+        summed, which costs less than finding the positions that differ: Dominion's zones are short or re-dealt).
+        The rest of the game's changes are taken here directly (an engine that lists containers lists them often)."""
+        self._containers_listed = True
+        rows_of, item_rows = self._rows_by_change.__getitem__, self._item_rows
         for change in changes:
             location, before, after = change
             if type(before) is list and type(after) is list:
+                tables = item_rows.get(location)
+                if tables is None or len(tables[0]) < len(before) or len(tables[0]) < len(after):
+                    if not self._part_counts.paths(location):  # no counted token lies under the list
+                        continue
+                    tables = self._item_tables(location, max(len(before), len(after)))
                 size = len(pieces)
                 try:
-                    self._list_item_rows(location, before, after, pieces)
+                    pieces += map(getitem, tables[0], before)
+                    pieces += map(getitem, tables[1], after)
                     continue
                 except TypeError:  # an item that is a container
                     del pieces[size:]
@@ -494,19 +507,6 @@ class DeterminizedJsonBagValue(JsonBagValue):
                 pieces.append(rows_of(change))
             except TypeError:
                 pieces.append(rows_of(_hashable_change(change)))
-
-    def _list_item_rows(self, location: tuple, old: list, new: list, pieces: list) -> None:
-        """Append to `pieces` the rows of the list at `location` becoming `new` from `old`, item by item: every item
-        of `old` leaving its position and every item of `new` coming to its own (where both lists hold the same item
-        the rows cancel as they are summed: two maps over per-position tables, _ItemRows, cost less than finding the
-        positions that differ, for Dominion's zones are short or re-dealt); TypeError for an unhashable item."""
-        tables = self._item_rows.get(location)
-        if tables is None or len(tables[0]) < len(old) or len(tables[0]) < len(new):
-            if not self._part_counts.paths(location):  # no counted token lies under the list
-                return
-            tables = self._item_tables(location, max(len(old), len(new)))
-        pieces += map(getitem, tables[0], old)
-        pieces += map(getitem, tables[1], new)
 
     def _item_tables(self, location: tuple, size: int) -> tuple[list, list]:
         """The _ItemRows of the list at `location`, position by position, for the value leaving it and coming to it,
