@@ -75,9 +75,8 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     n_known = 0
     js = np.empty(k)
     closeness = np.empty(k)
-    deltas = np.zeros(base.shape[0])  # a candidate's changes summed by column, zeroed again as they are read
-    owner = np.full(base.shape[0], -1, dtype=np.int64)  # the last candidate that changed each column
-    touched = np.empty(max(1, m), dtype=np.int64)  # the columns a candidate changes, as first met
+    buffer_columns = np.empty(max(1, m), dtype=np.int64)
+    buffer_deltas = np.empty(max(1, m))
     start = 0
     for i in range(n):
         stop = stops[i]
@@ -108,23 +107,27 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
                             known_sums[found, p] += term
             for p in range(k):
                 js[p] = known_sums[found, p]
-            size = 0  # this candidate's changes summed by column, then read in column order
+            size = 0  # this candidate's changes merged by column, kept sorted (insertion: a handful of entries)
             for e in range(start, stop):
                 if rows[e, 0] < 0:  # its mass, counted above
                     continue
-                column = int(rows[e, 0])
-                if owner[column] != i:
-                    owner[column] = i
-                    touched[size] = column
-                    size += 1
-                deltas[column] += rows[e, 1]
-            order = touched[:size]
-            order.sort()
-            for column in order:
-                delta = deltas[column]
-                deltas[column] = 0.0
+                column, place = int(rows[e, 0]), size
+                while place > 0 and buffer_columns[place - 1] > column:
+                    place -= 1
+                if place > 0 and buffer_columns[place - 1] == column:
+                    buffer_deltas[place - 1] += rows[e, 1]
+                    continue
+                for q in range(size, place, -1):
+                    buffer_columns[q] = buffer_columns[q - 1]
+                    buffer_deltas[q] = buffer_deltas[q - 1]
+                buffer_columns[place] = column
+                buffer_deltas[place] = rows[e, 1]
+                size += 1
+            for q in range(size):
+                delta = buffer_deltas[q]
                 if delta == 0:
                     continue
+                column = buffer_columns[q]
                 old, new = base[column] / total, (base[column] + delta) / total
                 new_log = new * math.log(new) if new > 0 else 0.0
                 for p in range(k):
