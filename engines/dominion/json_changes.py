@@ -3,47 +3,29 @@
 
 from __future__ import annotations
 
-from itertools import compress, count
+from itertools import compress
 from operator import ne
 
 from engines.base import ABSENT, same_game, turn_changes
 
 MAX_SEATS = 4
-_ZONE_PLACES = {key: [(key, seat) for seat in range(MAX_SEATS)]  # a zone's location per seat (one tuple each)
-                for key in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards")}
-_PENDING = ("pendingEffect",)
-_PLACES: dict[tuple, list[tuple]] = {}  # a list's location -> the locations of its items (grown as lists grow)
+_HANDS, _DRAW_PILES, _DISCARDS, _TABLEAUX, _REVEALED = (  # a zone's location per seat (one tuple each)
+    [(key, seat) for seat in range(MAX_SEATS)]
+    for key in ("playerHands", "playerDrawPiles", "playerDiscards", "playerTableaux", "revealedHandCards"))
+_TRASH, _DEFENCES, _PENDING = ("trashPile",), ("defenceStatus",), ("pendingEffect",)
 
 
-def item_places(location: tuple, size: int) -> list[tuple]:
-    """The locations of items 0..size-1 (at least) of the list at `location`, made once and shared."""
-    places = _PLACES.get(location)
-    if places is None:
-        places = _PLACES[location] = []
-    if len(places) < size:
-        places.extend((*location, i) for i in range(len(places), size + 16))
-    return places
-
-
-def list_changes(location: tuple, old: list, new: list, found: list) -> None:
-    """Append the item changes from list `old` to list `new` at `location`: the items that differ up to the shorter
-    list's end, then those past it (ABSENT on the side that lacks them)."""
-    n_old, n_new = len(old), len(new)
-    places = _PLACES.get(location)
-    if places is None or len(places) < n_old or len(places) < n_new:
-        places = item_places(location, max(n_old, n_new))
-    for i in compress(count(), map(ne, old, new)):
-        found.append((places[i], old[i], new[i]))
-    if n_old > n_new:
-        found.extend([(places[i], old[i], ABSENT) for i in range(n_new, n_old)])
-    elif n_new > n_old:
-        found.extend([(places[i], ABSENT, new[i]) for i in range(n_old, n_new)])
+def zone_changes(places: list[tuple], old_zones: list[list], zones: list[list], found: list) -> None:
+    """Append a change for each seat whose zone differs: the zone's location (`places`, by seat), both lists."""
+    found += compress(zip(places, old_zones, zones), map(ne, old_zones, zones))
 
 
 def dominion_changes(state, reference) -> list[tuple] | None:
-    """DominionState.json_changes: supply piles, card zones item by item, trash and defences, the turn fields, the
-    pending effect (whole, or ABSENT where there is none) and the common fields. (Attributes are read one by one,
-    not by a loop over names: this runs for every child a JSON-Bag OSLA values.)"""
+    """DominionState.json_changes: supply piles, each card zone that differs as a whole list (the value counts it
+    item by item: a re-dealt draw pile differs at every position, which one change lists at the cost of one), trash
+    and defences likewise, the turn fields, the pending effect (whole, or ABSENT where there is none) and the common
+    fields. The lists are the states' own, to be read at once, never kept. (Attributes are read one by one, not by a
+    loop over names: this runs for every child a JSON-Bag OSLA values.)"""
     if type(reference) is not type(state) or not same_game(reference.game, state.game):
         return None
     found: list[tuple] = []
@@ -53,19 +35,20 @@ def dominion_changes(state, reference) -> list[tuple] | None:
             before = old_supply[card]
             if before != number:
                 found.append((("cardsIncludedInGame", card), before, number))
-    for key, old_zones, zones in (("playerHands", reference.hands, state.hands),
-                                  ("playerDrawPiles", reference.draw_piles, state.draw_piles),
-                                  ("playerDiscards", reference.discards, state.discards),
-                                  ("playerTableaux", reference.tableaux, state.tableaux),
-                                  ("revealedHandCards", reference.revealed, state.revealed)):
-        if old_zones != zones:
-            for seat, old, new in zip(count(), old_zones, zones):
-                if old != new:
-                    list_changes(_ZONE_PLACES[key][seat], old, new, found)
+    if reference.hands != state.hands:
+        zone_changes(_HANDS, reference.hands, state.hands, found)
+    if reference.draw_piles != state.draw_piles:
+        zone_changes(_DRAW_PILES, reference.draw_piles, state.draw_piles, found)
+    if reference.discards != state.discards:
+        zone_changes(_DISCARDS, reference.discards, state.discards, found)
+    if reference.tableaux != state.tableaux:
+        zone_changes(_TABLEAUX, reference.tableaux, state.tableaux, found)
+    if reference.revealed != state.revealed:
+        zone_changes(_REVEALED, reference.revealed, state.revealed, found)
     if reference.trash != state.trash:
-        list_changes(("trashPile",), reference.trash, state.trash, found)
+        found.append((_TRASH, reference.trash, state.trash))
     if reference.defence_status != state.defence_status:
-        list_changes(("defenceStatus",), reference.defence_status, state.defence_status, found)
+        found.append((_DEFENCES, reference.defence_status, state.defence_status))
     if reference.phase != state.phase:
         found.append((("gamePhase",), reference.phase, state.phase))
     if reference.turn_player != state.turn_player:

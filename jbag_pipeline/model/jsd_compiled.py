@@ -20,6 +20,7 @@ _HALF_PER_LN2 = 0.5 / math.log(2.0)
 
 
 MASS, END = -1.0, -2.0  # row codes beside the columns: a change's whole mass, the end of a candidate's rows
+_LONG_CANDIDATE = 64  # a candidate with more rows has them summed in a column-wide array, not merged by insertion
 
 
 def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.ndarray, plogp: np.ndarray,
@@ -77,6 +78,8 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
     closeness = np.empty(k)
     buffer_columns = np.empty(max(1, m), dtype=np.int64)
     buffer_deltas = np.empty(max(1, m))
+    sums = np.zeros(0)  # a long candidate's changes summed by column (made for the first), zeroed again as read
+    owner = np.zeros(0, dtype=np.int64)  # the last long candidate that changed each column, plus one
     start = 0
     for i in range(n):
         stop = stops[i]
@@ -107,22 +110,38 @@ def seat_values_by_changes(base: np.ndarray, nonzero: np.ndarray, shares: np.nda
                             known_sums[found, p] += term
             for p in range(k):
                 js[p] = known_sums[found, p]
-            size = 0  # this candidate's changes merged by column, kept sorted (insertion: a handful of entries)
-            for e in range(start, stop):
-                if rows[e, 0] < 0:  # its mass, counted above
-                    continue
-                column, place = int(rows[e, 0]), size
-                while place > 0 and buffer_columns[place - 1] > column:
-                    place -= 1
-                if place > 0 and buffer_columns[place - 1] == column:
-                    buffer_deltas[place - 1] += rows[e, 1]
-                    continue
-                for q in range(size, place, -1):
-                    buffer_columns[q] = buffer_columns[q - 1]
-                    buffer_deltas[q] = buffer_deltas[q - 1]
-                buffer_columns[place] = column
-                buffer_deltas[place] = rows[e, 1]
-                size += 1
+            size = 0  # this candidate's changes merged by column, kept sorted
+            if stop - start > _LONG_CANDIDATE:  # summed in a column-wide array, then sorted (insertion is quadratic)
+                if sums.shape[0] == 0:
+                    sums, owner = np.zeros(base.shape[0]), np.zeros(base.shape[0], dtype=np.int64)
+                for e in range(start, stop):
+                    column = int(rows[e, 0])
+                    if column >= 0:  # not its mass, counted above
+                        if owner[column] != i + 1:
+                            owner[column] = i + 1
+                            buffer_columns[size] = column
+                            size += 1
+                        sums[column] += rows[e, 1]
+                buffer_columns[:size].sort()
+                for q in range(size):
+                    buffer_deltas[q] = sums[buffer_columns[q]]
+                    sums[buffer_columns[q]] = 0.0
+            else:  # by insertion: a handful of entries
+                for e in range(start, stop):
+                    if rows[e, 0] < 0:  # its mass, counted above
+                        continue
+                    column, place = int(rows[e, 0]), size
+                    while place > 0 and buffer_columns[place - 1] > column:
+                        place -= 1
+                    if place > 0 and buffer_columns[place - 1] == column:
+                        buffer_deltas[place - 1] += rows[e, 1]
+                        continue
+                    for q in range(size, place, -1):
+                        buffer_columns[q] = buffer_columns[q - 1]
+                        buffer_deltas[q] = buffer_deltas[q - 1]
+                    buffer_columns[place] = column
+                    buffer_deltas[place] = rows[e, 1]
+                    size += 1
             for q in range(size):
                 delta = buffer_deltas[q]
                 if delta == 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from array import array
+from operator import getitem, itemgetter
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -189,12 +190,11 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._dense = len(self.features) <= _DENSE_WIDTH
         self._delta = TokenDelta(token_paths(self.features) if self.restricted else None)
         self._change_cache: dict[tuple, tuple[list, list, int]] = {}  # see _change_columns
-        self._listed_cache: dict[tuple, tuple[list, list, int]] = {}  # see _cache_listed
         self._rows_by_change = _RowsByChange(self._change_rows_of)  # a listed change -> its rows: _listed_rows
         # (location, value) -> the rows of the value leaving / coming to the location: _listed_change_rows
         self._removed_rows = _RowsByChange(functools.partial(self._side_rows, sign=-1))  # (no lambda: the value
         self._added_rows = _RowsByChange(functools.partial(self._side_rows, sign=1))  # is pickled to workers)
-        self._side_cache: dict[tuple, tuple] = {}  # (location, value) -> its entry: _side_entry
+        self._item_rows: dict[tuple, tuple[list, list]] = {}  # a list location -> _ItemRows: _container_change_rows
         self._anchor: tuple | None = None  # (state, counts, mass) when counted by json_changes: _anchored_counts
         self._part_counts = PartCounts(self._delta, self._column)
         self._parts_game: tuple | None = None  # the game whose parts _part_counts remembers
@@ -211,6 +211,7 @@ class DeterminizedJsonBagValue(JsonBagValue):
         self._reference_state = None  # a copy of the same sample, when states are counted by json_changes
         self._by_parts: bool | None = None  # whether this game's states are counted by parts (known at its first)
         self._by_changes: bool | None = None  # whether they are counted by json_changes (known at its first)
+        self._containers_listed = False  # whether this game's changes listed a container: _container_change_rows
         # the last sample's counts, the base and the base's non-zero columns (a buffer, the first ones in use) are
         # this value's own arrays, which begin_decision updates in place, as it does the trajectory
         self._reference_counts, self._reference_mass = np.zeros(len(self.features)), 0
@@ -340,13 +341,15 @@ class DeterminizedJsonBagValue(JsonBagValue):
         reference, pieces, rows_of = self._reference_state, [], self._rows_by_change.__getitem__
         for state in states:
             changes = None if reference is None else state.json_changes(reference)
-            if changes is not None:
+            if changes is not None and self._containers_listed:
+                self._container_change_rows(changes, pieces)
+            elif changes is not None:
                 size = len(pieces)
-                try:  # _looked_up, inlined for its usual case: a decision has 5-40 children
+                try:  # one map, for the usual case: every change's values hashable
                     pieces += map(rows_of, changes)
                 except TypeError:  # a container on one side
                     del pieces[size:]
-                    _looked_up(rows_of, changes, pieces)
+                    self._container_change_rows(changes, pieces)
             else:  # valued before any decision, or of another game: the documents' difference
                 columns, counts = [], []
                 old = {} if reference is None else reference.to_json()
@@ -356,16 +359,31 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return np.frombuffer(b"".join(pieces)).reshape(-1, 2)
 
     def _change_rows_of(self, change: tuple) -> bytes:
-        """The rows of one listed change as bytes: its (column, count) rows (_cache_listed), then its mass's row when
-        it has one (_rows_by_change's maker)."""
-        columns, counts, mass = self._listed_cache.get(change) or self._cache_listed(change)
-        return _rows_bytes(columns + [_MASS], counts + [mass]) if mass else _rows_bytes(columns, counts)
+        """The rows of one listed change as bytes: its before-value's leaving the location, then its after-value's
+        coming (_rows_by_change's maker; a column both sides touch is summed where the rows are, as whole numbers)."""
+        location, before, after = change
+        return self._removed_rows[location, before] + self._added_rows[location, after]
 
     def _side_rows(self, side: tuple, sign: int) -> bytes:
-        """The rows of a (location, value) side of a listed change as bytes, its counts and mass times `sign` (-1:
-        the value leaves the location, 1: it comes), for _removed_rows and _added_rows."""
-        columns, counts, mass = self._side_entry(*side)
-        return _rows_bytes(columns + [_MASS], [sign * times for times in counts] + [sign * mass])
+        """The rows of a (location, value) side of a listed change as bytes (value hashable: a container as its JSON
+        text), its counts and mass times `sign` (-1: the value leaves the location, 1: it comes), for _removed_rows
+        and _added_rows."""
+        return self._side_pair(side)[sign > 0]
+
+    def _side_pair(self, side: tuple) -> tuple[bytes, bytes]:
+        """The rows of a (location, value) side leaving its location and coming to it, as bytes; none for MISSING or a
+        value without counted tokens."""
+        location, value = side
+        paths = self._part_counts.paths(location) if value is not MISSING else ()
+        if not paths:
+            return b"", b""
+        tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths)
+        columns, counts, mass = column_counts(tokens, self._column)
+        if not columns and not mass:
+            return b"", b""
+        columns.append(_MASS)
+        counts.append(mass)
+        return _rows_bytes(columns, [-times for times in counts]), _rows_bytes(columns, counts)
 
     def _values_of_rows(self, rows: np.ndarray, n: int, seat: int) -> np.ndarray:
         """V_seat of the n candidates that are the base plus their rows (seat_values_by_changes): the compiled loop
@@ -444,56 +462,63 @@ class DeterminizedJsonBagValue(JsonBagValue):
         return mass
 
     def _listed_change_rows(self, changes: list[tuple], pieces: list) -> None:
-        """Append to `pieces` the rows (seat_values_by_changes: column rows, then a MASS row), as bytes, of the
-        changes a state lists (State.json_changes: location, before, after). A change met before by its cached rows
-        (one map over them), any other by its two sides' (a decision's sample against the last one re-deals hidden
-        cards: many changes, seldom the same pair twice, so the pair is not remembered)."""
-        found: list = []
-        changes = _looked_up(self._rows_by_change.get, changes, found)
-        if None not in found:
-            pieces += found
+        """Append to `pieces` the rows (seat_values_by_changes: column rows and MASS rows), as bytes, of the changes a
+        state lists (State.json_changes: location, before, after), each by its two sides' cached rows (a decision's
+        sample against the last one re-deals hidden cards: many changes, seldom the same pair twice, so pairs are
+        not looked up; two maps, no Python loop)."""
+        if self._containers_listed:
+            self._container_change_rows(changes, pieces)
             return
-        removed, added = self._removed_rows, self._added_rows
-        for change, rows in zip(changes, found):
-            if rows is not None:
-                pieces.append(rows)
-                continue
+        size = len(pieces)
+        try:
+            pieces += map(self._removed_rows.__getitem__, map(_BEFORE_SIDE, changes))
+            pieces += map(self._added_rows.__getitem__, map(_AFTER_SIDE, changes))
+        except TypeError:  # a container on one side
+            del pieces[size:]
+            self._container_change_rows(changes, pieces)
+
+    def _container_change_rows(self, changes: list[tuple], pieces: list) -> None:
+        """Append to `pieces` the rows of listed changes some of which have a container on one side: a list becoming
+        another item by item, any other change by its cached rows, a container keyed by its JSON text (Dominion lists
+        its card zones whole: a decision's sample and children differ in a few zones, each at many positions).
+
+        A list's items: every item of the old list leaving its position and every item of the new coming to its own,
+        two maps over per-position tables (_ItemRows; where both lists hold the same item the rows cancel as they are
+        summed, which costs less than finding the positions that differ: Dominion's zones are short or re-dealt).
+        The rest of the game's changes are taken here directly (an engine that lists containers lists them often)."""
+        self._containers_listed = True
+        rows_of, item_rows = self._rows_by_change.__getitem__, self._item_rows
+        for change in changes:
             location, before, after = change
-            if before is not MISSING:
-                pieces.append(removed[location, before])
-            if after is not MISSING:
-                pieces.append(added[location, after])
+            if type(before) is list and type(after) is list:
+                tables = item_rows.get(location)
+                if tables is None or len(tables[0]) < len(before) or len(tables[0]) < len(after):
+                    if not self._part_counts.paths(location):  # no counted token lies under the list
+                        continue
+                    tables = self._item_tables(location, max(len(before), len(after)))
+                size = len(pieces)
+                try:
+                    pieces += map(getitem, tables[0], before)
+                    pieces += map(getitem, tables[1], after)
+                    continue
+                except TypeError:  # an item that is a container
+                    del pieces[size:]
+            try:
+                pieces.append(rows_of(change))
+            except TypeError:
+                pieces.append(rows_of(_hashable_change(change)))
 
-    def _cache_listed(self, change: tuple) -> tuple[list, list, int]:
-        """(columns, signed counts, mass change) of one listed change, remembered under the change: the entry of its
-        after-value minus that of its before-value at the location (_side_entry), equal counts cancelled."""
-        if len(self._listed_cache) >= _CHANGE_CACHE_LIMIT:
-            self._listed_cache.clear()
-        location, before, after = change
-        merged: dict[int, int] = {}
-        mass = 0
-        for value, sign in ((before, -1), (after, 1)):
-            if value is not MISSING:
-                side = self._side_entry(location, value)
-                for column, times in zip(side[0], side[1]):
-                    merged[column] = merged.get(column, 0) + sign * times
-                mass += sign * side[2]
-        columns = [column for column, times in merged.items() if times]
-        entry = self._listed_cache[change] = (columns, [merged[column] for column in columns], mass)
-        return entry
-
-    def _side_entry(self, location: tuple, value) -> tuple[list, list, int]:
-        """(columns, counts, mass) of `value` (hashable: a container as its JSON text) at `location`, remembered
-        (changes are many pairs of few values: a card at a position becoming another)."""
-        entry = self._side_cache.get((location, value))
-        if entry is None:
-            if len(self._side_cache) >= _CHANGE_CACHE_LIMIT:
-                self._side_cache.clear()
-            paths = self._part_counts.paths(location)
-            tokens = self._delta.tokens_of_change(MISSING, _json_value(value), paths) if paths else {}
-            columns, counts, mass = column_counts(tokens, self._column)
-            entry = self._side_cache[location, value] = (columns, counts, mass)
-        return entry
+    def _item_tables(self, location: tuple, size: int) -> tuple[list, list]:
+        """The _ItemRows of the list at `location`, position by position, for the value leaving it and coming to it,
+        grown to at least `size` positions."""
+        removed, added = self._item_rows.setdefault(location, ([], []))
+        for i in range(len(removed), size + 16):
+            place = (*location, i)
+            leaving, coming = _ItemRows(self._side_pair, place, 0), _ItemRows(self._side_pair, place, 1)
+            leaving.twin, coming.twin = coming, leaving
+            removed.append(leaving)
+            added.append(coming)
+        return removed, added
 
     def _cache_change(self, key: tuple, before, after, paths: tuple[str, ...]) -> tuple[list, list, int]:
         """(columns, signed counts, mass change) of one change, remembered under `key`."""
@@ -673,6 +698,23 @@ class _RowsByChange(dict):
         return rows
 
 
+class _ItemRows(dict):
+    """A list item's value -> its rows leaving (side 0) or coming to (side 1) one position (`place`: the list's
+    location and the index), made by `pair` ((place, value) -> both sides' rows) when first asked for and remembered
+    here and in `twin`, the position's table of the other side (a list is one map over its positions' tables)."""
+
+    def __init__(self, pair, place: tuple, side: int):
+        super().__init__()
+        self._pair, self._place, self._side = pair, place, side
+        self.twin: _ItemRows | None = None
+
+    def __missing__(self, value) -> bytes:
+        pair = self._pair((self._place, value))
+        self.twin[value] = pair[1 - self._side]
+        rows = self[value] = pair[self._side]
+        return rows
+
+
 def _split_rows(rows: np.ndarray, base_mass: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     """(columns, counts, lengths, totals) of rows (seat_values_by_changes): the (column, count) rows' columns and
     counts, each candidate's number of them, and its whole mass (base_mass plus its MASS rows)."""
@@ -699,28 +741,13 @@ def _change_rows(columns: list[int], counts: list[int]) -> np.ndarray:
 
 
 _CONTAINERS = (dict, list)
+_BEFORE_SIDE, _AFTER_SIDE = itemgetter(0, 1), itemgetter(0, 2)  # a listed change's (location, value) sides
 
 
 def _hashable(value):
     """A change's value as a cache key: atoms themselves (one engine keeps each place's JSON type), containers as
     their orjson bytes."""
     return orjson.dumps(value) if type(value) in _CONTAINERS else value
-
-
-def _looked_up(lookup, changes: list[tuple], found: list) -> list[tuple]:
-    """Extend `found` by lookup(change) of each listed change, in order, a change with a container on one side keyed
-    by its JSON text (_hashable_change); returns the changes as keyed. (One map while the changes are hashable, and
-    they all are but a few: converting every change would cost more than the lookups.)"""
-    start = len(found)
-    while True:
-        done = len(found) - start
-        try:
-            found += map(lookup, changes[done:] if done else changes)  # stops at an unhashable change, the rest kept
-            return changes
-        except TypeError:
-            failed = len(found) - start
-            changes = [*changes[:failed], _hashable_change(changes[failed]), *changes[failed + 1:]]
-            found.append(lookup(changes[failed]))
 
 
 def _hashable_change(change: tuple) -> tuple:

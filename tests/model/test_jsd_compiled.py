@@ -11,6 +11,7 @@ import pytest
 from scipy.special import xlogy
 
 from engines import load_game
+from jbag_pipeline.model import jsd_compiled
 from jbag_pipeline.model import value as value_module
 from jbag_pipeline.model.bags import jsd_by_terms, prototype_terms, row_shares
 from jbag_pipeline.model.jsd_compiled import END, MASS, advance_counts, compiled, seat_values_by_changes
@@ -24,8 +25,9 @@ needs_numba = pytest.mark.skipif(compiled(seat_values_by_changes) is None, reaso
 ALWAYS = 10 ** 12  # batch_logs that the loop's estimate never exceeds: it always values
 
 
-def random_batch(rng: np.random.Generator) -> tuple:
-    """(base, nonzero, shares, plogp, empty, rows, base_mass) of a random decision, and its candidates' counts."""
+def random_batch(rng: np.random.Generator, most_changes: int = 5) -> tuple:
+    """(base, nonzero, shares, plogp, empty, rows, base_mass) of a random decision, and its candidates' counts (each
+    changing up to `most_changes` columns)."""
     width, k, n = int(rng.integers(1, 60)), int(rng.integers(2, 5)), int(rng.integers(1, 12))
     base = rng.integers(0, 4, width) * (rng.random(width) < 0.6)
     prototypes = rng.random((k, width)) * (rng.random((k, width)) < 0.7)
@@ -34,7 +36,7 @@ def random_batch(rng: np.random.Generator) -> tuple:
     base_mass = int(base.sum()) + int(rng.integers(0, 3))  # tokens outside the columns count in the mass
     rows, x = [], np.tile(base.astype(float), (n, 1))
     for i in range(n):
-        for column in rng.choice(width, int(rng.integers(0, min(width, 5) + 1)), replace=False).tolist():
+        for column in rng.choice(width, int(rng.integers(0, min(width, most_changes) + 1)), replace=False).tolist():
             delta = int(rng.integers(-int(base[column]), 4)) if rng.random() < 0.8 else -int(base[column])
             part = int(rng.integers(-2, 3))  # some changes come in two rows for one column
             rows += [(column, part), (column, delta - part)] if part else [(column, delta)]
@@ -70,6 +72,21 @@ def test_the_loop_equals_the_numpy_batch_on_random_bags(seed):
     seat = int(rng.integers(0, shares.shape[0]))
     expected = seat_values(jsd_by_terms(x, totals_of(batch), prototype_terms(shares, empty)))[:, seat]
     np.testing.assert_allclose(seat_values_by_changes(*batch, seat, ALWAYS), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_long_candidates_get_the_values_merging_by_insertion_gives(seed, monkeypatch):
+    """Candidates of more than _LONG_CANDIDATE rows have their changes summed in a column-wide array, not merged by
+    insertion: the same sums in the same column order, so the same values (compiled: to 1e-12)."""
+    rng = np.random.default_rng(seed)
+    batch, _ = random_batch(rng, most_changes=60)
+    seat = int(rng.integers(0, batch[2].shape[0]))
+    by_array = seat_values_by_changes(*batch, seat, ALWAYS)
+    if compiled(seat_values_by_changes) is not None:
+        np.testing.assert_allclose(compiled(seat_values_by_changes)(*batch, seat, ALWAYS), by_array, rtol=0,
+                                   atol=1e-12)
+    monkeypatch.setattr(jsd_compiled, "_LONG_CANDIDATE", 10 ** 9)
+    np.testing.assert_array_equal(seat_values_by_changes(*batch, seat, ALWAYS), by_array)
 
 
 @pytest.mark.parametrize("seed", range(20))
