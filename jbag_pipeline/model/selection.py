@@ -59,8 +59,9 @@ def _oob_accuracy(forest: RandomForestClassifier, labels: np.ndarray) -> float |
 
 
 def rank_tokens(bags: pl.DataFrame, winners: pl.DataFrame, *, n_estimators: int = 100, seed: int = 0,
-                where: str = "bags") -> TokenRanking:
-    """Fit a seeded forest on the bags (game_id, token, p) of decided games (winners: game_id, winner)."""
+                where: str = "bags", accuracy: bool = True) -> TokenRanking:
+    """Fit a seeded forest on the bags (game_id, token, p) of decided games (winners: game_id, winner); without
+    `accuracy` no out-of-bag accuracy is computed (the ranking is the same: the trees do not depend on it)."""
     matrix, game_ids, tokens = bag_matrix(bags)
     winner_of = dict(zip(winners["game_id"].to_list(), winners["winner"].to_list()))
     decided = np.array([g in winner_of for g in game_ids.tolist()], dtype=bool)
@@ -72,7 +73,7 @@ def rank_tokens(bags: pl.DataFrame, winners: pl.DataFrame, *, n_estimators: int 
     if len(seats) < 2:
         raise ValueError(f"{where}: feature selection needs wins by at least two seats among "
                          f"{len(labels)} decided games, found seats {seats.tolist()}")
-    use_oob = len(labels) >= MIN_OOB_SAMPLES
+    use_oob = accuracy and len(labels) >= MIN_OOB_SAMPLES
     forest = RandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=1, oob_score=use_oob)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
@@ -111,7 +112,7 @@ def _summary(game: str, variant: str, tokens_kept: int, accuracies: list[float |
 
 
 def _select_game(game: str, bags: pl.LazyFrame, winners: pl.DataFrame, k: int, n_estimators: int, seed: int,
-                 adaptive_share: float) -> tuple[list[dict], list[dict]]:
+                 adaptive_share: float, accuracy: bool) -> tuple[list[dict], list[dict]]:
     features, summary = [], []
     frequencies = bags.select(pl.col("frequency").unique()).collect()["frequency"].to_list()
     for frequency in sorted(frequencies):
@@ -122,7 +123,8 @@ def _select_game(game: str, bags: pl.LazyFrame, winners: pl.DataFrame, k: int, n
             # one dataset at a time: only its bags are read (a scan's row groups are pruned by frequency, segment)
             dataset = of_frequency.filter(pl.col("segment") == segment).select("game_id", "token", "p").collect()
             where = f"game {game!r} frequency {frequency!r} segment {segment}"
-            rankings[segment] = rank_tokens(dataset, winners, n_estimators=n_estimators, seed=seed, where=where)
+            rankings[segment] = rank_tokens(dataset, winners, n_estimators=n_estimators, seed=seed, where=where,
+                                            accuracy=accuracy)
             del dataset
         whole = rankings[n_segments]  # D_(N_S) is the whole trajectory, the non-segmented dataset
         kept = top_k(whole, k)
@@ -146,8 +148,9 @@ def _select_game(game: str, bags: pl.LazyFrame, winners: pl.DataFrame, k: int, n
 
 
 def select_features(bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, *, k: int = 100, n_estimators: int = 100,
-                    seed: int = 0, adaptive_share: float = 0.9) -> FeatureSelection:
-    """Selected tokens per (game, variant) and a per-variant summary (tokens kept, OOB accuracy).
+                    seed: int = 0, adaptive_share: float = 0.9, accuracy: bool = True) -> FeatureSelection:
+    """Selected tokens per (game, variant) and a per-variant summary (tokens kept, OOB accuracy: null without
+    `accuracy`, which spares each forest its out-of-bag predictions and selects the same tokens).
 
     `bags`: (game, frequency, game_id, token, p) and optionally segment (1..N_S, as `segmented_bags` gives;
     without it every bag is a whole trajectory and no `_seg` variant is made); a LazyFrame is read one dataset
@@ -172,7 +175,7 @@ def select_features(bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame, *, k
     for game in sorted(trajectories["game"].unique().to_list()):
         winners = games.filter((pl.col("game") == game) & pl.col("winner").is_not_null())
         game_features, game_summary = _select_game(game, bags.filter(pl.col("game") == game), winners, k,
-                                                   n_estimators, seed, adaptive_share)
+                                                   n_estimators, seed, adaptive_share, accuracy)
         features += game_features
         summary += game_summary
     return FeatureSelection(pl.DataFrame(features, schema=SELECTED_FEATURES),

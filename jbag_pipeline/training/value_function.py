@@ -51,11 +51,11 @@ def winner_prototypes(bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame,
 
 
 def feature_selection(ranked_bags: pl.DataFrame | pl.LazyFrame, games: pl.DataFrame,
-                      settings: TrainingSettings) -> FeatureSelection:
+                      settings: TrainingSettings, accuracy: bool = True) -> FeatureSelection:
     """selected_features and feature_summary rows: the forest's ranking of `ranked_bags` (with a segment column:
-    the `_seg` variants too) by the games' winners."""
+    the `_seg` variants too) by the games' winners; the summary's OOB accuracy only if `accuracy`."""
     return select_features(ranked_bags, games, k=settings.k, n_estimators=settings.n_estimators, seed=settings.seed,
-                           adaptive_share=settings.adaptive_share)
+                           adaptive_share=settings.adaptive_share, accuracy=accuracy)
 
 
 def train_value_function(bags: pl.DataFrame | pl.LazyFrame, ranked_bags: pl.DataFrame | pl.LazyFrame,
@@ -63,4 +63,5 @@ def train_value_function(bags: pl.DataFrame | pl.LazyFrame, ranked_bags: pl.Data
     """Winner prototypes of `bags` and the features the forest selects from `ranked_bags` (segmented bags, or
     `bags` themselves), both labelled by `games`' winners."""
     prototypes = winner_prototypes(bags, games, settings.memory_limit)
-    return ValueFunctionTables(prototypes, feature_selection(ranked_bags, games, settings).features)
+    # no OOB accuracy: it goes to feature_summary only, and its out-of-bag predictions cost each forest about 15%
+    return ValueFunctionTables(prototypes, feature_selection(ranked_bags, games, settings, accuracy=False).features)

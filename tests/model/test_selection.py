@@ -55,6 +55,16 @@ def test_selection_is_deterministic_for_a_seed():
     assert first.features.equals(second.features) and first.summary.equals(second.summary)
 
 
+def test_selection_without_accuracy_selects_the_same_tokens():
+    bags = pl.concat([_bags(WINNERS, ".early", segment=1, seed=1), _bags(WINNERS, ".late", segment=2, seed=2)])
+    games = _games(WINNERS)
+    with_accuracy = select_features(bags, games, k=5, n_estimators=20, seed=3)
+    without = select_features(bags, games, k=5, n_estimators=20, seed=3, accuracy=False)
+    assert without.features.equals(with_accuracy.features)
+    assert without.summary.drop("accuracy").equals(with_accuracy.summary.drop("accuracy"))
+    assert without.summary["accuracy"].is_null().all() and with_accuracy.summary["accuracy"].is_not_null().all()
+
+
 def test_segmented_variant_is_the_union_of_per_segment_top_k_with_the_earliest_segment():
     early = _bags(WINNERS, ".early", segment=1, seed=1)
     late = _bags(WINNERS, ".late", segment=2, seed=2)
