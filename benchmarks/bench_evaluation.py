@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -109,18 +110,16 @@ def games_worker(game: str, data: Path, settings: dict) -> dict:
     """In the subprocess: play_control, then play_evaluation of each pair, each timed in CPU s."""
     import polars as pl
 
-    import importlib
-
     import jbag_pipeline
     from engines import load_game
     from jbag_pipeline.model.tokenize import TokenFilter
+    from jbag_pipeline.model.value_tables import make_jsonbag_value
 
     # the evaluation arena is jbag_pipeline/play since 449ce24, jbag_pipeline/agents before (4412511); asked by path, as
     # an editable install would import a missing subpackage from its own checkout
     package = "play" if (Path(jbag_pipeline.__file__).parent / "play").is_dir() else "agents"
     arena = importlib.import_module(f"jbag_pipeline.{package}.evaluation")
     play_control, play_evaluation, split_pair = arena.play_control, arena.play_evaluation, arena.split_pair
-    from jbag_pipeline.model.value_tables import make_jsonbag_value
 
     prototypes, features = (pl.read_parquet(data / "lake" / table / f"game={game}" / "part.parquet")
                             for table in ("winner_prototypes", "selected_features"))
