@@ -101,9 +101,13 @@ class _TimedAgent:
 
     def __init__(self, agent):
         self.agent, self.seconds, self.decisions = agent, 0.0, 0
+        self.name = agent.name
 
     def reset(self, seed: int) -> None:
         self.agent.reset(seed)
+
+    def begin_game(self, state, seat: int) -> None:
+        self.agent.begin_game(state, seat)
 
     def choose(self, state):
         start = time.process_time()

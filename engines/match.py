@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from engines.agents.agent import missing_agent_members
 from engines.base import Action, Game, State, normalize_action
 
 
@@ -38,22 +39,23 @@ def agent_seed(match_seed: int, seat: int) -> int:
 
 def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000,
                record_states: bool = True) -> MatchRecord:
-    """Play one game of `game` from `game.new_state(seed)`; agents[seat] plays seat; agents are re-seeded, then
-    those with a begin_game(state, seat) method get the initial state. record_states=False records the actions
+    """Play one game of `game` from `game.new_state(seed)`; agents[seat] plays seat. Every agent (engines.agents.Agent)
+    is re-seeded (reset), then sees the initial state (begin_game), then chooses its seat's moves. record_states=False records the actions
     and the outcome only (`states` stays empty), sparing a to_json() per turn to callers that keep no states."""
     if len(agents) != game.n_players:
         raise ValueError(f"play_match: {game.name} needs {game.n_players} agents, got {len(agents)}")
     if len({id(agent) for agent in agents}) != len(agents):
         raise ValueError("play_match: pass a separate agent object for every seat")
     for seat, agent in enumerate(agents):
-        if not callable(getattr(agent, "reset", None)):
-            raise ValueError(f"play_match: the agent in seat {seat} has no reset(seed) method")
+        missing = missing_agent_members(agent)
+        if missing:
+            raise ValueError(f"play_match: the agent in seat {seat} ({type(agent).__name__}) is not an Agent: it has "
+                             f"no {', '.join(missing)}")
+    for seat, agent in enumerate(agents):
         agent.reset(agent_seed(seed, seat))
     state = game.new_state(seed=seed)
-    for seat, agent in enumerate(agents):  # agents that keep the initial state see it (TAG's initializePlayer)
-        begin_game = getattr(agent, "begin_game", None)
-        if callable(begin_game):
-            begin_game(state, seat)
+    for seat, agent in enumerate(agents):  # every agent sees the initial state (TAG's initializePlayer)
+        agent.begin_game(state, seat)
     recorder = _Recorder(seed, state, record_states)
     while not state.is_terminal():
         if recorder.record.n_actions >= max_actions:

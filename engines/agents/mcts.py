@@ -3,12 +3,13 @@
 Every iteration samples a fresh determinization of the searcher's observation (a plain clone in
 perfect-information games) and walks a tree keyed by actions (open loop, as TAG's MCTS). At a node only
 actions legal in the current determinization compete, with UCB using availability counts (ISMCTS).
-A node's statistics are from the perspective of the seat that moved into it; rewards lie in [0, 1]:
-a finished game gives (return + 1) / 2 per seat; a random rollout cut after `rollout_length` actions
-(counted from the new leaf) is scored as if the game ended there on the current scores: 1 for a sole
-leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as returns()). With cutoff="progress" a
-state with a progress() (Can't Stop: completed tracks plus the banked share of the open ones) gives each seat
-its share of the summed progress instead: ranking on it made the search stop after about one roll a turn.
+A node's statistics are from the perspective of the seat that moved into it; rewards lie in [0, 1] and come from
+the leaf evaluator (engines.agents.leaf_evaluators): by default a random rollout cut after `rollout_length` actions
+(counted from the new leaf), a finished game giving (return + 1) / 2 per seat and a cut one scored as if the game
+ended there on the current scores: 1 for a sole leader, 0.5 for tied leaders, 0 otherwise (the same ranking rule as
+returns()). With cutoff="progress" a state with a progress() (Can't Stop: completed tracks plus the banked share of
+the open ones) gives each seat its share of the summed progress instead: ranking on it made the search stop after
+about one roll a turn.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import math
 import random
 from functools import partial
 
+from engines.agents.leaf_evaluators import (CUTOFFS, LeafEvaluator, RolloutEvaluator, lead_rewards,  # noqa: F401
+                                            progress_rewards, random_rollout, rewards)
 from engines.base import Action, State
 
 
@@ -31,68 +34,50 @@ class _Node:
         self.available = 1  # iterations in which this node's action was legal at its parent, creation's included
 
 
-def rewards(state: State) -> list[float]:
-    """Per-seat reward in [0, 1]: from the result when finished, else from who leads on score."""
-    if state.is_terminal():
-        return [(r + 1) / 2 for r in state.returns()]
-    return _lead_rewards(state.scores())
-
-
-def progress_rewards(state: State) -> list[float]:
-    """As rewards(), but a running game whose state defines progress() gives each seat its share of the summed
-    progress (equal shares before anyone progressed)."""
-    progress = getattr(state, "progress", None)
-    if progress is None or state.is_terminal():
-        return rewards(state)
-    shares = progress()
-    total = sum(shares)
-    return [share / total for share in shares] if total else [1 / len(shares)] * len(shares)
-
-
-def _lead_rewards(scores: list[float]) -> list[float]:
-    """1 for a sole leader, 0.5 for each of tied leaders, 0 for the others."""
-    best = max(scores)
-    lead_reward = 1.0 if scores.count(best) == 1 else 0.5
-    return [lead_reward if s == best else 0.0 for s in scores]
-
-
-CUTOFFS = {"score": rewards, "progress": progress_rewards}  # how a rollout cut before the end is scored
-
-
 class MCTSAgent:
-    """UCT search of `iterations` iterations per decision; deterministic from `seed`."""
+    """UCT search of `iterations` iterations per decision; deterministic from `seed`.
+
+    `evaluator` values each new leaf (a LeafEvaluator); None: RolloutEvaluator(rollout_length, cutoff), the random
+    rollout, and then rollout_length and cutoff only configure it.
+    """
 
     def __init__(self, iterations: int = 1000, exploration: float = 1.0, rollout_length: int = 100, seed: int = 0,
-                 cutoff: str = "score"):
+                 cutoff: str = "score", evaluator: LeafEvaluator | None = None, name: str = "mcts"):
         if type(iterations) is not int or iterations < 1:
             raise ValueError(f"mcts: iterations must be a positive int, got {iterations!r}")
         if not exploration >= 0:
             raise ValueError(f"mcts: exploration must be >= 0, got {exploration!r}")
-        if type(rollout_length) is not int or rollout_length < 0:
-            raise ValueError(f"mcts: rollout_length must be an int >= 0, got {rollout_length!r}")
-        if cutoff not in CUTOFFS:
-            raise ValueError(f"mcts: cutoff must be one of {sorted(CUTOFFS)}, got {cutoff!r}")
-        self.name = "mcts"
+        if evaluator is None:
+            evaluator = RolloutEvaluator(rollout_length, cutoff)
+        elif not isinstance(evaluator, LeafEvaluator):
+            raise ValueError(f"mcts: evaluator must be a LeafEvaluator (reset, begin_game, begin_decision, evaluate), "
+                             f"got {type(evaluator).__name__}")
+        self.name = name
         self.iterations = iterations
         self.exploration = exploration
-        self.rollout_length = rollout_length
-        self.cutoff = cutoff
-        self._rewards = CUTOFFS[cutoff]
+        self.evaluator = evaluator
         # log(n) of every availability count a child can reach (at most one per iteration), looked up, not recomputed
         self._logs = [0.0] + [math.log(n) for n in range(1, iterations + 1)]
         self.reset(seed)
 
     def reset(self, seed: int) -> None:
-        """Start a new game with a fresh RNG seeded by `seed`."""
+        """Start a new game with a fresh RNG seeded by `seed`; the evaluator forgets the last game."""
         self._rng = random.Random(seed)
+        self._seed = seed
+        self.evaluator.reset()
+
+    def begin_game(self, state: State, seat: int) -> None:
+        """The evaluator sees the initial state (a value that keeps it takes `seat`'s sample)."""
+        self.evaluator.begin_game(state, seat, self._seed)
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()
         if not legal:
             raise ValueError("mcts: the state has no legal actions (is the game over?)")
+        seat, rng, iterate = state.current_player, self._rng, self._iterate
+        self.evaluator.begin_decision(state, seat, rng)
         if len(legal) == 1:
             return legal[0]
-        seat, rng, iterate = state.current_player, self._rng, self._iterate
         determinizer = getattr(state, "determinizer", None)  # states outside engines.base may have determinize only
         sample = determinizer(seat) if determinizer is not None else partial(state.determinize, seat)
         root = _Node(-1)
@@ -138,25 +123,8 @@ class MCTSAgent:
             apply(best_action)
             path.append(best_child)
             node = best_child
-        random_rollout(state, rand, self.rollout_length)
-        reward = self._rewards(state)
+        reward = self.evaluator.evaluate(state, rand)
         for node in path:
             node.visits += 1
             node.total += reward[node.mover]
 
-
-def random_rollout(state: State, rand, max_actions: int) -> None:
-    """Apply up to `max_actions` uniformly random actions: legal_actions()[int(rand() * n)] each.
-
-    A state may provide `random_playout(rand, max_actions)` making the same moves faster (Connect4 does).
-    """
-    fast = getattr(state, "random_playout", None)
-    if fast is not None:
-        fast(rand, max_actions)
-        return
-    apply, legal_actions, is_terminal = state.apply, state.legal_actions, state.is_terminal
-    for _ in range(max_actions):
-        if is_terminal():
-            break
-        actions = legal_actions()
-        apply(actions[int(rand() * len(actions))])

@@ -128,6 +128,9 @@ class OpenSpielMCTSAgent:
         self._ours = self.game.new_state()
         self._spiel = self.spiel_game.new_initial_state()
 
+    def begin_game(self, state: State, seat: int) -> None:
+        """Nothing kept: the first choose() follows the game from the initial position reset() set up."""
+
     def choose(self, state: State) -> Action:
         self._follow(state)
         legal = state.legal_actions()

@@ -18,6 +18,9 @@ class RandomAgent:
         """Start a new game with a fresh RNG seeded by `seed`."""
         self._rng = random.Random(seed)
 
+    def begin_game(self, state: State, seat: int) -> None:
+        """Nothing kept from the initial state."""
+
     def choose(self, state: State) -> Action:
         actions = state.legal_actions()
         if not actions:

@@ -39,11 +39,11 @@ class TimedAgent:
         self.decisions = 0
         self.seconds = 0.0
 
-    def __getattr__(self, name):  # begin_game and anything else play_match may look up
-        return getattr(self.agent, name)
-
     def reset(self, seed: int) -> None:
         self.agent.reset(seed)
+
+    def begin_game(self, state: State, seat: int) -> None:
+        self.agent.begin_game(state, seat)
 
     def choose(self, state: State) -> Action:
         if len(state.legal_actions()) < 2:

@@ -97,8 +97,10 @@ def test_play_match_hands_a_game_start_value_its_seats_sample_of_the_initial_sta
     assert with_hook.samples == without.samples
 
 
-def test_an_agent_without_begin_game_still_plays():
+def test_an_agent_without_begin_game_is_refused_by_name():
     class Plain:
+        name = "plain"
+
         def __init__(self):
             self.agent = OSLAAgent(seed=0)
 
@@ -108,8 +110,8 @@ def test_an_agent_without_begin_game_still_plays():
         def choose(self, state):
             return self.agent.choose(state)
 
-    record = play_match(TicTacToe(), [Plain(), Plain()], seed=3)
-    assert record.n_actions > 0 and record.returns in ([1, -1], [-1, 1], [0, 0])
+    with pytest.raises(ValueError, match=r"seat 0 \(Plain\) is not an Agent: it has no begin_game$"):
+        play_match(TicTacToe(), [Plain(), Plain()], seed=3)
 
 
 def test_values_defaults_to_value_per_state_and_the_json_bag_batch_equals_it():
