@@ -65,12 +65,14 @@ class GameRun:
     mcts_cutoff: str = "score"  # mcts: how a cut rollout is scored (one of MCTS_CUTOFFS)
     strength_games_per_seat: int = 1  # selfplay_strength: games with the self-play agent in each seat
     tuning_games_per_seat: int = 1  # selfplay_tuning: games per candidate with the candidate in each seat
+    mcts_eval_games_per_seat: int = 0  # mcts_evaluation_games: games per seat of every matchup and control (0: none)
+    mcts_leaf_depth: int = 0  # jsonbag_mcts and heuristic_mcts: random steps before a leaf is valued
 
     def __post_init__(self):
         if self.selfplay_agent not in SELFPLAY_AGENTS:
             raise ValueError(f"GameRun: selfplay_agent must be one of {list(SELFPLAY_AGENTS)}, got {self.selfplay_agent!r}")
         self.mcts_settings()  # checks exploration and cutoff
-        for name in ("strength_games_per_seat", "tuning_games_per_seat"):
+        for name in ("strength_games_per_seat", "tuning_games_per_seat", "mcts_eval_games_per_seat", "mcts_leaf_depth"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"GameRun: {name} must be an int >= 0, got {value!r}")
@@ -220,6 +222,12 @@ DEMO_TUNING_GRID = {
                       MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
 }
 
+# mcts_evaluation_games per seat: 100 games per matchup in the demo (a win rate's Wilson half-width at most 0.10),
+# 200 in reproduce (0.07), every paper game; tic-tac-toe has its exact values instead
+PAPER_GAMES = ("connect4", "dots_and_boxes", "cant_stop", "sea_salt_paper", "dominion", "seven_wonders")
+DEMO_MCTS_GAMES_PER_SEAT = {"connect4": 50, "dots_and_boxes": 50, "cant_stop": 25, "sea_salt_paper": 25,
+                            "dominion": 25, "seven_wonders": 25}
+
 DEMO_GAMES = {
     # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
     "connect4": GameRun(selfplay_games=280, mcts_iterations=100, rollout_length=50, eval_games_per_seat=75,
@@ -255,12 +263,21 @@ REPRODUCE_CHANGES = {
     "dominion": {"selfplay_games": 720, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
     "seven_wonders": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
 }
-REPRODUCE_GAMES = {game: replace(run, **REPRODUCE_CHANGES[game]) for game, run in DEMO_GAMES.items()}
+
+
+def _with_mcts_games(games: dict[str, GameRun], per_seat: dict[str, int]) -> dict[str, GameRun]:
+    """`games` with mcts_eval_games_per_seat from `per_seat` (0 for a game it leaves out)."""
+    return {game: replace(run, mcts_eval_games_per_seat=per_seat.get(game, 0)) for game, run in games.items()}
+
+
+DEMO_GAMES = _with_mcts_games(DEMO_GAMES, DEMO_MCTS_GAMES_PER_SEAT)
+REPRODUCE_GAMES = _with_mcts_games({game: replace(run, **REPRODUCE_CHANGES[game]) for game, run in DEMO_GAMES.items()},
+                                   {game: 2 * n for game, n in DEMO_MCTS_GAMES_PER_SEAT.items()})
 
 PRESETS: dict[str, Preset] = {
     "smoke": Preset(
         name="smoke", seed=0, rf_trees=20, top_k=20, ablation_top_k=40,
-        games=_runs(selfplay=8, iterations=10, rollout=20, eval_games=1),
+        games=_with_mcts_games(_runs(selfplay=8, iterations=10, rollout=20, eval_games=1), {"connect4": 1}),
         evaluation_pairs=("full-none", "full-full", "full-full_counters_kept"), learning_curve_shares=(0.5, 1.0),
         tuning_grid={game: (MCTSSettings(5, 10), MCTSSettings(20, 10)) for game in PRESET_GAMES},
         transfer={"source_games": 6, "target_games": 6, "finetune_games": (0, 3, 6), "mcts_iterations": 5,
@@ -295,10 +312,11 @@ PRESETS: dict[str, Preset] = {
     ),
     "paper": Preset(
         name="paper", seed=0,
-        games=_runs(selfplay=1000, iterations=1000, rollout=100, eval_games=1000, strength_games=100, **{
-            game: GameRun(selfplay_games=1000, mcts_iterations=1000, rollout_length=100, eval_games_per_seat=1000,
-                          strength_games_per_seat=100, **_openspiel("paper", game))
-            for game in OPENSPIEL_SIMULATIONS["paper"]}),
+        games=_with_mcts_games(_runs(
+            selfplay=1000, iterations=1000, rollout=100, eval_games=1000, strength_games=100, **{
+                game: GameRun(selfplay_games=1000, mcts_iterations=1000, rollout_length=100, eval_games_per_seat=1000,
+                              strength_games_per_seat=100, **_openspiel("paper", game))
+                for game in OPENSPIEL_SIMULATIONS["paper"]}), dict.fromkeys(PAPER_GAMES, 100)),
     ),
 }
 

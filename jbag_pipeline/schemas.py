@@ -88,6 +88,15 @@ OUTCOME_STATISTICS = {
 }
 EVALUATION_SUMMARY = {"game": pl.String, "prototype_frequency": pl.String, "feature_variant": pl.String,
                       **OUTCOME_STATISTICS}
+MCTS_EVALUATION_GAMES = {
+    "game": pl.String, "agent": pl.String, "opponent": pl.String, "seat": pl.Int8, "game_index": pl.Int32,
+    "seed": pl.Int64, "params": pl.String, "score": pl.Int8, "seat_score": pl.Float64,
+    "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "cpu_seconds": pl.Float64,
+}
+MCTS_EVALUATION_GAMES_STORED = {c: t for c, t in MCTS_EVALUATION_GAMES.items() if c != "cpu_seconds"}
+MCTS_EVALUATION_SUMMARY = {"game": pl.String, "agent": pl.String, "opponent": pl.String,
+                           **{("games" if c == "n" else c): t for c, t in OUTCOME_STATISTICS.items()},
+                           "win_rate_half_width": pl.Float64, "decided": pl.Boolean}
 EFFECT_SIZES = {"game": pl.String, "factor": pl.String, "levels": pl.Int32, "n": pl.Int64,
                 "eta_squared": pl.Float64, "null_eta_squared": pl.Float64, "partial_eta_squared": pl.Float64,
                 "omega_squared": pl.Float64, "p_value": pl.Float64}
@@ -202,6 +211,7 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "tictactoe_values": TICTACTOE_VALUES, "tictactoe_compression": TICTACTOE_COMPRESSION,
     "tictactoe_jsonbag": TICTACTOE_JSONBAG,
     "selfplay_strength": SELFPLAY_STRENGTH, "selfplay_tuning": SELFPLAY_TUNING,
+    "mcts_evaluation_games": MCTS_EVALUATION_GAMES_STORED, "mcts_evaluation_summary": MCTS_EVALUATION_SUMMARY,
 }
 """Lake table name -> the schema of its Parquet files: every table the pipeline writes."""
 

@@ -5,31 +5,32 @@ from dataclasses import fields
 
 from jbag_pipeline.presets import DEMO_TUNING_GRID, PRESETS, GameRun
 
-COMMON = {"params": {}, "openspiel_rollouts": 1, "mcts_exploration": 1.0, "mcts_cutoff": "score"}
+COMMON = {"params": {}, "openspiel_rollouts": 1, "mcts_exploration": 1.0, "mcts_cutoff": "score",
+          "mcts_leaf_depth": 0}
 OPENSPIEL = {"selfplay_agent": "openspiel_mcts"}
 OURS = {"selfplay_agent": "mcts", "openspiel_simulations": 1000}
 # game -> (selfplay_games, mcts_iterations, rollout_length, eval_games_per_seat, strength_games_per_seat,
-#          tuning_games_per_seat, agent fields)
+#          tuning_games_per_seat, mcts_eval_games_per_seat, agent fields)
 DEMO = {
-    "connect4": (280, 100, 50, 75, 50, 1, {**OPENSPIEL, "openspiel_simulations": 1000}),
-    "tictactoe": (200, 100, 20, 75, 50, 1, OURS),
-    "dots_and_boxes": (190, 30, 20, 75, 50, 1, {**OPENSPIEL, "openspiel_simulations": 200}),
-    "cant_stop": (400, 20, 10, 38, 25, 25, OURS),
-    "sea_salt_paper": (100, 15, 10, 38, 25, 15, OURS),
-    "dominion": (240, 15, 10, 38, 25, 10, OURS),
-    "seven_wonders": (100, 15, 10, 38, 25, 10, OURS),
+    "connect4": (280, 100, 50, 75, 50, 1, 50, {**OPENSPIEL, "openspiel_simulations": 1000}),
+    "tictactoe": (200, 100, 20, 75, 50, 1, 0, OURS),
+    "dots_and_boxes": (190, 30, 20, 75, 50, 1, 50, {**OPENSPIEL, "openspiel_simulations": 200}),
+    "cant_stop": (400, 20, 10, 38, 25, 25, 25, OURS),
+    "sea_salt_paper": (100, 15, 10, 38, 25, 15, 25, OURS),
+    "dominion": (240, 15, 10, 38, 25, 10, 25, OURS),
+    "seven_wonders": (100, 15, 10, 38, 25, 10, 25, OURS),
 }
 REPRODUCE = {
-    "connect4": (800, 100, 50, 200, 50, 1, {**OPENSPIEL, "openspiel_simulations": 1000}),
-    "tictactoe": (200, 100, 20, 200, 50, 1, OURS),
-    "dots_and_boxes": (2240, 30, 20, 200, 50, 1, {**OPENSPIEL, "openspiel_simulations": 200}),
-    "cant_stop": (1600, 20, 10, 100, 25, 1, OURS),
-    "sea_salt_paper": (800, 15, 10, 100, 25, 1, OURS),  # 800 since the model steps fit 6 GB there (issue 24)
-    "dominion": (720, 15, 10, 100, 25, 1, OURS),
-    "seven_wonders": (800, 15, 10, 100, 25, 1, OURS),
+    "connect4": (800, 100, 50, 200, 50, 1, 100, {**OPENSPIEL, "openspiel_simulations": 1000}),
+    "tictactoe": (200, 100, 20, 200, 50, 1, 0, OURS),
+    "dots_and_boxes": (2240, 30, 20, 200, 50, 1, 100, {**OPENSPIEL, "openspiel_simulations": 200}),
+    "cant_stop": (1600, 20, 10, 100, 25, 1, 50, OURS),
+    "sea_salt_paper": (800, 15, 10, 100, 25, 1, 50, OURS),  # 800 since the model steps fit 6 GB there (issue 24)
+    "dominion": (720, 15, 10, 100, 25, 1, 50, OURS),
+    "seven_wonders": (800, 15, 10, 100, 25, 1, 50, OURS),
 }
 COUNTED = ("selfplay_games", "mcts_iterations", "rollout_length", "eval_games_per_seat", "strength_games_per_seat",
-           "tuning_games_per_seat")
+           "tuning_games_per_seat", "mcts_eval_games_per_seat")
 TRANSFER = {"source_games": 40, "target_games": 200, "mcts_iterations": 10, "rollout_length": 20, "games_per_seat": 50}
 PRESET_FIELDS = {  # every field but games, outcome_fields and turn_order_fields (the leakage module's defaults)
     "demo": {"name": "demo", "seed": 0, "test_share": 0.3, "rf_trees": 100, "top_k": 100, "segments": 4,

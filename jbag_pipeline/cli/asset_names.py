@@ -22,6 +22,8 @@ ASSET_NAMES = (
     "ingested_vf_evaluation",
     "leaky_tokens",
     "learning_curve",
+    "mcts_evaluation_games",
+    "mcts_evaluation_summary",
     "paper_table_1",
     "paper_table_2",
     "published_value_functions",

@@ -58,6 +58,8 @@ VIEWS: dict[str, str] = {
     "evaluation_control": "evaluation_control",
     "evaluation_summary": "evaluation_summary",
     "learning_curve": "learning_curve",
+    "mcts_evaluation_games": "mcts_evaluation_games",
+    "mcts_evaluation_summary": "mcts_evaluation_summary",
     "verdicts": "verdicts",
     "value_function_ablation": "value_function_ablation",
     "paper_table_1": "paper_table_1",
