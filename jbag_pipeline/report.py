@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 import jbag_pipeline.report_headline as headline  # noqa: E402
+import jbag_pipeline.report_mcts as mcts_report  # noqa: E402
 import jbag_pipeline.storage.lake as lake  # noqa: E402
 from jbag_pipeline.storage.render import html_table, markdown_table  # noqa: E402
 
@@ -224,6 +225,22 @@ def _ablation_section(report: Report, root: Path) -> None:
                [headline.compact_ablation(ablation)], kind=TABLE)
 
 
+def _mcts_section(report: Report, root: Path) -> None:
+    summary = lake.read_table(root, "mcts_evaluation_summary")
+    if summary.is_empty():
+        return
+    report.add("JSON-Bag values inside MCTS",
+               "Each agent in each seat in turn against opponents of one kind, beside the control: the same games "
+               "(same seeds) with the opponent in every seat. JSON-Bag MCTS values each new leaf by the JSON-Bag value "
+               "(the full-full pair); heuristic MCTS by the game's baseline heuristic; score MCTS by a random rollout "
+               "scored on the scores; every MCTS spends the same iterations per decision. Win rates with 95% Wilson "
+               "intervals; p-values exact, stratified by seat, Holm-adjusted over a game's matchups with one opponent; "
+               "decided: the interval's half-width is at most 0.10. Per-seat rows: the mcts_evaluation_summary view.",
+               [mcts_report.compact_mcts(summary)],
+               [report.figure("mcts_evaluation.png", mcts_report.mcts_plot(summary))], kind=TABLE,
+               notes=mcts_report.mcts_notes(summary))
+
+
 def _curve_points_section(report: Report, root: Path) -> None:
     report.add("Learning curve points", "Every point of the learning curves (also the learning_curve view).",
                [lake.read_table(root, "learning_curve").sort("game", "pair", "train_games")],
@@ -392,7 +409,8 @@ def _ingested_section(report: Report, root: Path) -> None:
 
 
 SECTIONS = [("verdicts", _forest_section), ("verdicts", _verdict_section), ("learning_curve", _curve_section),
-            ("value_function_ablation", _ablation_section), ("verdicts", _verdict_columns_section),
+            ("value_function_ablation", _ablation_section), ("mcts_evaluation_summary", _mcts_section),
+            ("verdicts", _verdict_columns_section),
             ("learning_curve", _curve_points_section),
             ("selfplay_games", _selfplay_section), ("selfplay_strength", _strength_section),
             ("selfplay_tuning", _tuning_section), ("winner_classification", _classification_section),
