@@ -90,6 +90,7 @@ def _dots_and_boxes_line(state: State, line: int) -> Pattern:
 
 
 def _tictactoe_cell(state: State, cell: int) -> Pattern:
+    """center, corner or edge."""
     return "action", TICTACTOE_CELLS[cell]
 
 
@@ -106,6 +107,7 @@ def _sea_salt_paper_action(state: State, action: Action) -> Pattern:
 
 
 def _per_action(namer: Namer, game: Game, seed: int, actions: list, seat: int) -> Counter:
+    """The patterns `namer` gives `seat`'s actions."""
     return _seat_actions(namer, game, seed, actions, seat)[0]
 
 
