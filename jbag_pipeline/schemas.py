@@ -223,3 +223,10 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType], table: str) -> 
     if missing:
         raise ValueError(f"{table} lacks columns {missing} of its schema (has {frame.columns})")
     return frame.select(list(schema)).cast(schema)
+
+
+# mcts_patterns: how agents win, per (game, agent, opponent) and pattern kind (jbag_pipeline.play.patterns)
+MCTS_PATTERNS = {
+    "game": pl.String, "agent": pl.String, "opponent": pl.String, "kind": pl.String, "pattern": pl.String,
+    "count": pl.Int64, "games": pl.Int64, "per_game": pl.Float64, "share": pl.Float64,
+}

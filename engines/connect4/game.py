@@ -16,6 +16,7 @@ from engines.info import GameInfo, OpenSpielInfo
 
 PIECES = ("x", "o")  # seat 0, seat 1 (TAG's names)
 EMPTY = "."
+DIRECTIONS = ("vertical", "horizontal", "diagonal", "anti_diagonal")  # of a run; diagonal rises to the right
 _CELL_BYTES = bytes.maketrans(b"0123", (EMPTY + PIECES[0] + PIECES[1] + PIECES[1]).encode())  # hex code -> cell
 
 
@@ -61,6 +62,7 @@ class Connect4(Game):
                             for c in range(cols) for bit_row in range(rows)}
         self.height_locations = tuple(("heights", c) for c in range(cols))
         self.min_win_moves = 2 * win - 1
+        # one (step, shifts) per DIRECTIONS entry: up a column, across a row, up and to the right, down and to the right
         self.run_shifts = [(step, _doubling_shifts(step, win)) for step in (1, self.height, self.height + 1, self.height - 1)]
         self.shift_groups = tuple(tuple(shifts) for _, shifts in self.run_shifts)
         # Runs of up to 4 need at most two shifts per direction; has_run then skips its inner loop
@@ -141,9 +143,7 @@ class Connect4(Game):
         """All [row-from-top, col] cells on a winning run of `bits`, sorted."""
         cells = set()
         for step, shifts in self.run_shifts:
-            run = bits
-            for shift in shifts:
-                run &= run >> shift
+            run = _run_starts(bits, shifts)
             while run:
                 start = (run & -run).bit_length() - 1
                 run &= run - 1
@@ -151,6 +151,17 @@ class Connect4(Game):
                     column, row = divmod(start + i * step, self.height)
                     cells.add((self.rows - 1 - row, column))
         return [list(cell) for cell in sorted(cells)]
+
+    def run_directions(self, bits: int) -> list[str]:
+        """The DIRECTIONS in which `bits` hold win_length in a row, each once."""
+        return [direction for direction, (_, shifts) in zip(DIRECTIONS, self.run_shifts) if _run_starts(bits, shifts)]
+
+
+def _run_starts(bits: int, shifts: list[int]) -> int:
+    """The pieces of `bits` that start a run along one direction, given that direction's doubling shifts."""
+    for shift in shifts:
+        bits &= bits >> shift
+    return bits
 
 
 def _doubling_shifts(step: int, length: int) -> list[int]:

@@ -5,6 +5,7 @@ Pure functions without Dagster, one per game; games with nothing counted here ha
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 
@@ -26,22 +27,54 @@ class Habits:
         return self.rolls / self.turns, self.busts / self.turns
 
 
+TURN_ENDS = ("stop", "bust")  # Can't Stop's actions that end the mover's turn
+
+
+@dataclass(frozen=True)
+class CantStopTurn:
+    """One Can't Stop turn: its seat, its rolls and how it ended ("stop" or "bust"; None if the actions end first)."""
+
+    seat: int
+    rolls: int
+    end: str | None
+
+
+def cant_stop_turns(moves: Iterable[tuple[int, object]]) -> list[CantStopTurn]:
+    """The turns of Can't Stop's (seat, action) pairs in order: a seat's actions up to its stop or bust."""
+    turns, seat, rolls = [], None, 0
+    for mover, action in moves:
+        if seat is not None and mover != seat:
+            raise ValueError(f"cant_stop: seat {mover} moved in seat {seat}'s turn (a turn ends with stop or bust)")
+        seat = mover
+        if action == "roll":
+            rolls += 1
+        elif action in TURN_ENDS:
+            turns.append(CantStopTurn(seat, rolls, action))
+            seat, rolls = None, 0
+        elif not isinstance(action, (list, tuple)):
+            raise ValueError(f"cant_stop: unknown action {action!r} (roll, stop, bust or a list of sums)")
+    if seat is not None:
+        turns.append(CantStopTurn(seat, rolls, None))
+    return turns
+
+
 def cant_stop_habits(actions: list, n_players: int) -> list[Habits]:
     """Per seat, from Can't Stop's actions in order: seat 0 moves first and a stop or bust ends the turn."""
     if n_players < 1:
         raise ValueError(f"cant_stop_habits: n_players must be >= 1, got {n_players}")
-    turns, rolls, busts = [0] * n_players, [0] * n_players, [0] * n_players
+    habits = [Habits()] * n_players
+    for turn in cant_stop_turns(_rotating_seats(actions, n_players)):
+        habits[turn.seat] += Habits(int(turn.end is not None), turn.rolls, int(turn.end == "bust"))
+    return habits
+
+
+def _rotating_seats(actions: list, n_players: int) -> Iterator[tuple[int, object]]:
+    """(seat, action) pairs with the seat taken in turn from seat 0, passing on after every stop or bust."""
     seat = 0
     for action in actions:
-        if action == "roll":
-            rolls[seat] += 1
-        elif action == "stop" or action == "bust":
-            busts[seat] += action == "bust"
-            turns[seat] += 1
+        yield seat, action
+        if action in TURN_ENDS:
             seat = (seat + 1) % n_players
-        elif not isinstance(action, (list, tuple)):
-            raise ValueError(f"cant_stop_habits: unknown action {action!r} (roll, stop, bust or a list of sums)")
-    return [Habits(t, r, b) for t, r, b in zip(turns, rolls, busts)]
 
 
 HABITS = {"cant_stop": cant_stop_habits}  # game -> per-seat habit counter of its actions

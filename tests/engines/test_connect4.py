@@ -70,13 +70,13 @@ def test_bad_parameters_are_rejected(params, message):
         Connect4(**params)
 
 
-@pytest.mark.parametrize("moves, cells", [
-    (HORIZONTAL, [[7, 0], [7, 1], [7, 2], [7, 3]]),
-    (VERTICAL, [[4, 0], [5, 0], [6, 0], [7, 0]]),
-    (DIAGONAL_UP, [[4, 3], [5, 2], [6, 1], [7, 0]]),
-    (DIAGONAL_DOWN, [[4, 4], [5, 5], [6, 6], [7, 7]]),
+@pytest.mark.parametrize("moves, cells, direction", [
+    (HORIZONTAL, [[7, 0], [7, 1], [7, 2], [7, 3]], "horizontal"),
+    (VERTICAL, [[4, 0], [5, 0], [6, 0], [7, 0]], "vertical"),
+    (DIAGONAL_UP, [[4, 3], [5, 2], [6, 1], [7, 0]], "diagonal"),
+    (DIAGONAL_DOWN, [[4, 4], [5, 5], [6, 6], [7, 7]], "anti_diagonal"),
 ])
-def test_first_player_wins_in_every_direction(moves, cells):
+def test_first_player_wins_in_every_direction(moves, cells, direction):
     before = play(moves[:-1])
     assert not before.is_terminal() and before.returns() == [0, 0]
     state = play(moves)
@@ -87,6 +87,8 @@ def test_first_player_wins_in_every_direction(moves, cells):
     assert doc["winnerCells"] == cells
     assert doc["gameStatus"] == "GAME_END" and doc["playerResults"] == ["WIN_GAME", "LOSE_GAME"]
     assert doc["turnOwner"] == -1
+    assert state.game.run_directions(state.seat_bits()[0]) == [direction]
+    assert state.game.run_directions(state.seat_bits()[1]) == []
 
 
 def test_second_player_can_win():

@@ -3,7 +3,7 @@
 import pytest
 
 from engines import load_game
-from jbag_pipeline.play.habits import Habits, cant_stop_habits, seat_habits
+from jbag_pipeline.play.habits import CantStopTurn, Habits, cant_stop_habits, cant_stop_turns, seat_habits
 
 
 def test_counts_from_a_written_out_game():
@@ -47,3 +47,10 @@ def test_games_without_habits_and_bad_actions():
     assert seat_habits("cant_stop", ["roll", "stop"], 2) == [Habits(1, 1, 0), Habits()]
     with pytest.raises(ValueError, match="unknown action 'jump'"):
         cant_stop_habits(["jump"], 2)
+
+
+def test_turns_from_seat_action_pairs():
+    moves = [(0, "roll"), (0, [7, 9]), (0, "roll"), (0, "bust"), (1, "stop"), (0, "roll"), (0, [6])]
+    assert cant_stop_turns(moves) == [CantStopTurn(0, 2, "bust"), CantStopTurn(1, 0, "stop"), CantStopTurn(0, 1, None)]
+    with pytest.raises(ValueError, match="seat 1 moved in seat 0's turn"):
+        cant_stop_turns([(0, "roll"), (1, "stop")])
