@@ -241,6 +241,17 @@ def _mcts_section(report: Report, root: Path) -> None:
                notes=mcts_report.mcts_notes(summary))
 
 
+def _patterns_section(report: Report, root: Path) -> None:
+    patterns = lake.read_table(root, "mcts_winning_patterns")
+    top = patterns.filter(pl.int_range(pl.len()).over("game", "agent", "opponent", "kind") < 5)
+    report.add("How the MCTS evaluation's agents play and win",
+               "Per game, agent and opponent (the controls' agents too), the five most frequent patterns of each kind "
+               "in the agent's own seat: Connect4's winning-line directions (won games) and columns played, Can't "
+               "Stop's turn ends and rolls per turn, Dominion's buys, the other games' action types; count, per game "
+               "and share of the kind. Every pattern: the mcts_winning_patterns view.", [top],
+               question="Does an agent win by one degenerate habit (one column, one card, stopping early)?")
+
+
 def _curve_points_section(report: Report, root: Path) -> None:
     report.add("Learning curve points", "Every point of the learning curves (also the learning_curve view).",
                [lake.read_table(root, "learning_curve").sort("game", "pair", "train_games")],
@@ -413,7 +424,7 @@ SECTIONS = [("verdicts", _forest_section), ("verdicts", _verdict_section), ("lea
             ("verdicts", _verdict_columns_section),
             ("learning_curve", _curve_points_section),
             ("selfplay_games", _selfplay_section), ("selfplay_strength", _strength_section),
-            ("selfplay_tuning", _tuning_section), ("winner_classification", _classification_section),
+            ("selfplay_tuning", _tuning_section), ("mcts_winning_patterns", _patterns_section), ("winner_classification", _classification_section),
             ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
             ("reference_reproduction", _reference_section), ("published_vf_evaluation", _published_section),
             ("ingested_vf_evaluation", _ingested_section),

@@ -97,6 +97,10 @@ MCTS_EVALUATION_GAMES_STORED = {c: t for c, t in MCTS_EVALUATION_GAMES.items() i
 MCTS_EVALUATION_SUMMARY = {"game": pl.String, "agent": pl.String, "opponent": pl.String,
                            **{("games" if c == "n" else c): t for c, t in OUTCOME_STATISTICS.items()},
                            "win_rate_half_width": pl.Float64, "decided": pl.Boolean}
+MCTS_PATTERNS = {
+    "game": pl.String, "agent": pl.String, "opponent": pl.String, "kind": pl.String, "pattern": pl.String,
+    "count": pl.Int64, "games": pl.Int64, "per_game": pl.Float64, "share": pl.Float64,
+}
 EFFECT_SIZES = {"game": pl.String, "factor": pl.String, "levels": pl.Int32, "n": pl.Int64,
                 "eta_squared": pl.Float64, "null_eta_squared": pl.Float64, "partial_eta_squared": pl.Float64,
                 "omega_squared": pl.Float64, "p_value": pl.Float64}
@@ -212,6 +216,7 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "tictactoe_jsonbag": TICTACTOE_JSONBAG,
     "selfplay_strength": SELFPLAY_STRENGTH, "selfplay_tuning": SELFPLAY_TUNING,
     "mcts_evaluation_games": MCTS_EVALUATION_GAMES_STORED, "mcts_evaluation_summary": MCTS_EVALUATION_SUMMARY,
+    "mcts_winning_patterns": MCTS_PATTERNS,
 }
 """Lake table name -> the schema of its Parquet files: every table the pipeline writes."""
 
@@ -226,7 +231,3 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType], table: str) -> 
 
 
 # mcts_patterns: how agents win, per (game, agent, opponent) and pattern kind (jbag_pipeline.play.patterns)
-MCTS_PATTERNS = {
-    "game": pl.String, "agent": pl.String, "opponent": pl.String, "kind": pl.String, "pattern": pl.String,
-    "count": pl.Int64, "games": pl.Int64, "per_game": pl.Float64, "share": pl.Float64,
-}

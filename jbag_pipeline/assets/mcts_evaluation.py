@@ -1,5 +1,5 @@
-"""JSON-Bag values inside MCTS: per game, every matchup and its opponent's control (play/mcts_evaluation.py), and
-the summary with a verdict per matchup, seat and overall."""
+"""JSON-Bag values inside MCTS: per game, every matchup and its opponent's control (play/mcts_evaluation.py), how each
+agent wins (play/patterns.py), and the summary with a verdict per matchup, seat and overall."""
 
 import functools
 import time
@@ -11,9 +11,10 @@ from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.play.mcts_evaluation import matchups_with_controls, mcts_summary, play_mcts_evaluation
+from jbag_pipeline.play.patterns import pattern_table
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagCompute, JbagSettings
-from jbag_pipeline.schemas import MCTS_EVALUATION_GAMES_STORED
+from jbag_pipeline.schemas import MCTS_EVALUATION_GAMES_STORED, MCTS_PATTERNS, conform
 
 HEADLINE = ("full", "full")  # the (prototype frequency, feature variant) whose value the JSON-Bag agents use
 
@@ -45,6 +46,20 @@ def mcts_evaluation_games(context: dg.AssetExecutionContext, settings: JbagSetti
     played = set(games.select("agent", "opponent").unique().iter_rows())
     yield dg.AssetCheckResult(check_name="every_matchup_controlled",
                               passed=run.mcts_eval_games_per_seat == 0 or played == set(matchups_with_controls()))
+
+
+@dg.asset(group_name="mcts_evaluation", partitions_def=game_partitions,
+          check_specs=[dg.AssetCheckSpec("shares_sum_to_one", asset="mcts_winning_patterns")],
+          description="How each agent of the MCTS evaluation plays and wins, per matchup (the control's agent too): "
+                      "Connect4 winning-line directions and columns, Can't Stop turn ends and rolls per turn, Dominion "
+                      "buys, the other games' action types; counts, per game and share within a kind.")
+def mcts_winning_patterns(mcts_evaluation_games: pl.DataFrame):
+    games = mcts_evaluation_games
+    table = conform(pattern_table(games, ("game", "agent", "opponent")), MCTS_PATTERNS, "mcts_winning_patterns") \
+        if len(games) else pl.DataFrame(schema=MCTS_PATTERNS)
+    yield dg.Output(table, metadata={"table": preview(table, 40)})
+    sums = table.group_by("agent", "opponent", "kind").agg(pl.col("share").sum())["share"]
+    yield dg.AssetCheckResult(check_name="shares_sum_to_one", passed=bool(((sums - 1).abs() < 1e-9).all()))
 
 
 @dg.asset(group_name="mcts_evaluation", automation_condition=SUMMARY_CONDITION,

@@ -24,6 +24,7 @@ ASSET_NAMES = (
     "learning_curve",
     "mcts_evaluation_games",
     "mcts_evaluation_summary",
+    "mcts_winning_patterns",
     "paper_table_1",
     "paper_table_2",
     "published_value_functions",

@@ -60,6 +60,7 @@ VIEWS: dict[str, str] = {
     "learning_curve": "learning_curve",
     "mcts_evaluation_games": "mcts_evaluation_games",
     "mcts_evaluation_summary": "mcts_evaluation_summary",
+    "mcts_winning_patterns": "mcts_winning_patterns",
     "verdicts": "verdicts",
     "value_function_ablation": "value_function_ablation",
     "paper_table_1": "paper_table_1",
