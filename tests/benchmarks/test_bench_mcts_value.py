@@ -33,6 +33,9 @@ def test_each_decision_is_searched_from_a_reset_to_its_own_seed():
 
     assert bench_mcts_value.search_all(Recorder(), ["s0", "s1"]) >= 0
     assert calls == [("reset", 0), ("choose", "s0"), ("reset", 1), ("choose", "s1")]
+    calls.clear()
+    bench_mcts_value.search_all(Recorder(), ["s0", "s1"], bench_mcts_value.WARMUP_SEED)
+    assert calls[::2] == [("reset", bench_mcts_value.WARMUP_SEED), ("reset", bench_mcts_value.WARMUP_SEED + 1)]
 
 
 def test_rows_give_iterations_per_second_with_ratios_to_score_mcts_and_feed_the_target(monkeypatch):
