@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 # Cheap, per-topic modules first; the slow end-to-end ones last. Other bench_*.py files run after these.
 ORDER = ("bench_tokenizer", "bench_engines", "bench_engines_i", "bench_openspiel_mcts", "bench_dominion",
-         "bench_sea_salt_paper", "bench_seven_wonders", "bench_card_engines", "bench_value", "bench_selection",
-         "bench_selection_demo", "bench_scaling", "bench_compute", "bench_pipeline")
+         "bench_sea_salt_paper", "bench_seven_wonders", "bench_card_engines", "bench_value", "bench_mcts_value",
+         "bench_selection", "bench_selection_demo", "bench_scaling", "bench_compute", "bench_pipeline")
 QUICK_REPEATS = 1
 ROW_KEYS = ("benchmark", "subject", "metric", "median", "ratio")
 

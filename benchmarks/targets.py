@@ -55,6 +55,8 @@ TARGETS = (
            r"osla_decision/.*", r"ours \(top100\)", "ms/decision", "ratio", "<=", 3.0),
     Target("JSON-Bag OSLA per decision, all tokens, within 5x of baseline OSLA (issue 25)", r"osla_decision/.*",
            r"ours \(none\)", "ms/decision", "ratio", "<=", 5.0),
+    Target("JSON-Bag MCTS iterations/s within 3x of score MCTS (issue 28)", r"mcts_value/.*",
+           r"ours \(jsonbag top100\)", "iterations/s", "ratio", ">=", 1 / 3),
     # One `jbag run` = the steps of every group's run plus one start-up (bench_pipeline runs groups separately).
     Target("smoke preset end to end <= 3 minutes (one jbag run, estimated)",
            r"pipeline/smoke/one jbag run \(estimate\)", "ours", "wall s", "median", "<=", 180.0),
