@@ -45,11 +45,11 @@ def mcts_notes(summary: pl.DataFrame) -> list[str]:
     notes = []
     overall = _overall(summary).filter(pl.col("agent") == "jsonbag_mcts")
     for game in overall["game"].unique(maintain_order=True).to_list():
-        parts = []
-        for row in overall.filter(pl.col("game") == game).iter_rows(named=True):
-            parts.append(f"against {_label(row['opponent'])} {row['verdict']} (win rate {row['win_rate']:.2f} vs "
-                         f"{row['control_win_rate']:.2f}, n = {row['games']})")
-        notes.append(f"{game}: JSON-Bag MCTS " + "; ".join(parts) + ".")
+        rows = overall.filter(pl.col("game") == game)
+        parts = [f"against {_label(row['opponent'])} {row['verdict']} (win rate {row['win_rate']:.2f} vs "
+                 f"{row['control_win_rate']:.2f}, n = {row['games']})" for row in rows.iter_rows(named=True)]
+        budget = f"{rows['iterations'][0]} iterations, leaf depth {rows['leaf_depth'][0]}"
+        notes.append(f"{game} ({budget}): JSON-Bag MCTS " + "; ".join(parts) + ".")
     return notes
 
 

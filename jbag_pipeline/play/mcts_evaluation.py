@@ -34,6 +34,7 @@ JSONBAG_AGENTS = ("jsonbag_mcts", "jsonbag_osla")
 # (agent, opponent) of every matchup, in the rows' order; each opponent's control (it in every seat) is played too
 MATCHUPS = (("jsonbag_mcts", "score_mcts"), ("heuristic_mcts", "score_mcts"), ("jsonbag_osla", "score_mcts"),
             ("jsonbag_mcts", "jsonbag_osla"), ("jsonbag_mcts", "baseline_osla"))
+SUMMARY_KEYS = ("game", "agent", "opponent", "iterations", "leaf_depth")  # one budget and depth a game in a run
 DECIDED_HALF_WIDTH = 0.10  # a win rate is decided when its Wilson 95% half-width is at most this
 
 
@@ -87,7 +88,8 @@ class MatchupGames:
             seed = mcts_seed(self.base_seed, self.game_name, seat, index)
             started = time.process_time()
             record = play_match(game, agents, seed=seed, record_states=False)
-            rows.append({"game": self.game_name, "agent": self.agent, "opponent": self.opponent, "seat": seat,
+            rows.append({"game": self.game_name, "agent": self.agent, "opponent": self.opponent,
+                         "iterations": self.run.mcts_iterations, "leaf_depth": self.run.mcts_leaf_depth, "seat": seat,
                          "game_index": index, "seed": seed, "params": params,
                          "score": (record.returns[seat] > 0) - (record.returns[seat] < 0),
                          "seat_score": float(record.scores[seat]),
@@ -137,7 +139,7 @@ def mcts_summary(games: pl.DataFrame) -> pl.DataFrame:
         if control_games.is_empty():
             raise ValueError(f"mcts_evaluation_games: opponent {opponent!r} has no control games ({opponent} in "
                              f"every seat)")
-        parts.append(summarise(matchup_games, control_table(control_games), keys=("game", "agent", "opponent"),
+        parts.append(summarise(matchup_games, control_table(control_games), keys=SUMMARY_KEYS,
                                family=("game", "opponent")))
     if not parts:
         return pl.DataFrame(schema=MCTS_EVALUATION_SUMMARY)

@@ -111,10 +111,11 @@ def test_the_games_meet_the_same_seeds_and_replay_alike(connect4_value):
 
 
 def _games(rows: dict[tuple[str, str, int], list[int]]) -> pl.DataFrame:
-    return pl.DataFrame([{"game": "g", "agent": agent, "opponent": opponent, "seat": seat, "game_index": i,
-                          "score": score}
+    return pl.DataFrame([{"game": "g", "agent": agent, "opponent": opponent, "iterations": 50, "leaf_depth": 0,
+                          "seat": seat, "game_index": i, "score": score}
                          for (agent, opponent, seat), scores in rows.items() for i, score in enumerate(scores)],
-                        schema_overrides={"seat": pl.Int8, "score": pl.Int8})
+                        schema_overrides={"iterations": pl.Int32, "leaf_depth": pl.Int32, "seat": pl.Int8,
+                                          "score": pl.Int8})
 
 
 def test_the_summary_of_a_hand_built_result_set():
