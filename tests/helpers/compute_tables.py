@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import io
+from dataclasses import replace
 
 import orjson
 import polars as pl
 
 from engines import load_game
 from jbag_pipeline.play.evaluation import play_control, play_evaluation
+from jbag_pipeline.play.mcts_evaluation import play_mcts_evaluation
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.play.selfplay import play_selfplay, selfplay_seeds
 from jbag_pipeline.model.tokenize import tokenize_trajectory
@@ -38,7 +41,8 @@ def prototypes_of(games: pl.DataFrame, states: pl.DataFrame, game: str) -> pl.Da
 
 
 def smoke_tables(compute, game: str = "connect4", n_selfplay: int = 2, games_per_seat: int = 1) -> dict[str, bytes]:
-    """Parquet bytes of smoke self-play (n_selfplay games), evaluation and control (games_per_seat per seat)."""
+    """Parquet bytes of smoke self-play (n_selfplay games), evaluation, control and the MCTS evaluation
+    (games_per_seat per seat)."""
     run = game_run(PRESET, game)
     games, states = play_selfplay(game, run, selfplay_seeds(PRESET.seed, 0, n_selfplay), compute)
     prototypes = prototypes_of(games, states, game)
@@ -49,6 +53,9 @@ def smoke_tables(compute, game: str = "connect4", n_selfplay: int = 2, games_per
 
     evaluation = play_evaluation(game, run.params, "full", "none", factory, games_per_seat, PRESET.seed, compute)
     control = play_control(game, run.params, games_per_seat, PRESET.seed, compute)
-    return {"selfplay_games": parquet_bytes(games), "selfplay_states": parquet_bytes(states),
+    picklable_factory = functools.partial(make_jsonbag_value, prototypes, NO_FEATURES, "full", "none", n_players)
+    mcts = play_mcts_evaluation(game, run.params, replace(run, mcts_eval_games_per_seat=games_per_seat), PRESET.seed,
+                                picklable_factory, compute)
+    return {"mcts_evaluation_games": parquet_bytes(mcts.drop("cpu_seconds")),"selfplay_games": parquet_bytes(games), "selfplay_states": parquet_bytes(states),
             "evaluation_games": parquet_bytes(evaluation.drop("seconds")),
             "evaluation_control": parquet_bytes(control.drop("seconds"))}
