@@ -40,8 +40,9 @@ def agent_seed(match_seed: int, seat: int) -> int:
 def play_match(game: Game, agents: list, seed: int, max_actions: int = 100_000,
                record_states: bool = True) -> MatchRecord:
     """Play one game of `game` from `game.new_state(seed)`; agents[seat] plays seat. Every agent (engines.agents.Agent)
-    is re-seeded (reset), then sees the initial state (begin_game), then chooses its seat's moves. record_states=False records the actions
-    and the outcome only (`states` stays empty), sparing a to_json() per turn to callers that keep no states."""
+    is re-seeded (reset), then sees the initial state (begin_game), then chooses its seat's moves. record_states=False
+    records the actions and the outcome only (`states` stays empty), sparing a to_json() per turn to callers that
+    keep no states."""
     if len(agents) != game.n_players:
         raise ValueError(f"play_match: {game.name} needs {game.n_players} agents, got {len(agents)}")
     if len({id(agent) for agent in agents}) != len(agents):

@@ -20,7 +20,7 @@ SELFPLAY_AGENTS = ("mcts", "openspiel_mcts")  # our Python MCTS; OpenSpiel's C++
 # tictactoe; needs the openspiel extra)
 
 
-MCTS_CUTOFFS = ("score", "progress")  # engines.agents.mcts.CUTOFFS: how MCTS scores a rollout cut before the end
+MCTS_CUTOFFS = ("score", "progress")  # leaf_evaluators.CUTOFFS: how MCTS scores a rollout cut before the end
 
 
 @dataclass(frozen=True)

@@ -421,13 +421,12 @@ def _ingested_section(report: Report, root: Path) -> None:
 
 SECTIONS = [("verdicts", _forest_section), ("verdicts", _verdict_section), ("learning_curve", _curve_section),
             ("value_function_ablation", _ablation_section), ("mcts_evaluation_summary", _mcts_section),
-            ("verdicts", _verdict_columns_section),
-            ("learning_curve", _curve_points_section),
+            ("verdicts", _verdict_columns_section), ("learning_curve", _curve_points_section),
             ("selfplay_games", _selfplay_section), ("selfplay_strength", _strength_section),
-            ("selfplay_tuning", _tuning_section), ("mcts_winning_patterns", _patterns_section), ("winner_classification", _classification_section),
-            ("evaluation_summary", _evaluation_section), ("transfer_results", _transfer_section),
-            ("reference_reproduction", _reference_section), ("published_vf_evaluation", _published_section),
-            ("ingested_vf_evaluation", _ingested_section),
+            ("selfplay_tuning", _tuning_section), ("mcts_winning_patterns", _patterns_section),
+            ("winner_classification", _classification_section), ("evaluation_summary", _evaluation_section),
+            ("transfer_results", _transfer_section), ("reference_reproduction", _reference_section),
+            ("published_vf_evaluation", _published_section), ("ingested_vf_evaluation", _ingested_section),
             ("tictactoe_compression", _tictactoe_section), ("tictactoe_jsonbag", _tictactoe_jsonbag_section)]
 
 

@@ -25,7 +25,7 @@ LAYERS = {
     "jbag_pipeline.transforms": 4,                            # table transforms over the model's tables
     "jbag_pipeline.training": 4,                              # a value function trained from bags and games
     "jbag_pipeline.analysis": 5, "jbag_pipeline.ingest": 5, "jbag_pipeline.tictactoe": 5,
-    "jbag_pipeline.presets": 6, "jbag_pipeline.report_headline": 6,
+    "jbag_pipeline.presets": 6, "jbag_pipeline.report_headline": 6, "jbag_pipeline.report_mcts": 6,
     "jbag_pipeline.play": 7, "jbag_pipeline.preset_files": 7, "jbag_pipeline.report": 7,
     "jbag_pipeline.transfer": 8, "jbag_pipeline.resources": 8,
     "jbag_pipeline.assets": 9,

@@ -18,9 +18,11 @@ import math
 import random
 from functools import partial
 
-from engines.agents.leaf_evaluators import (CUTOFFS, LeafEvaluator, RolloutEvaluator, lead_rewards,  # noqa: F401
-                                            progress_rewards, random_rollout, rewards)
+from engines.agents.leaf_evaluators import LeafEvaluator, RolloutEvaluator
 from engines.base import Action, State
+
+
+TIE_RULES = ("first", "mean")  # how the most visited moves' ties are broken (MCTSAgent)
 
 
 class _Node:
@@ -38,11 +40,15 @@ class MCTSAgent:
     """UCT search of `iterations` iterations per decision; deterministic from `seed`.
 
     `evaluator` values each new leaf (a LeafEvaluator); None: RolloutEvaluator(rollout_length, cutoff), the random
-    rollout, and then rollout_length and cutoff only configure it.
+    rollout, and then rollout_length and cutoff only configure it. The most visited move is chosen; among equally
+    visited ones, ties="first" takes the first in legal order (the records of self-play), ties="mean" the one of the
+    highest mean reward (then the first): with a flat leaf value, UCB splits the iterations evenly and "first" would
+    always take the same move.
     """
 
     def __init__(self, iterations: int = 1000, exploration: float = 1.0, rollout_length: int = 100, seed: int = 0,
-                 cutoff: str = "score", evaluator: LeafEvaluator | None = None, name: str = "mcts"):
+                 cutoff: str = "score", evaluator: LeafEvaluator | None = None, name: str = "mcts",
+                 ties: str = "first"):
         if type(iterations) is not int or iterations < 1:
             raise ValueError(f"mcts: iterations must be a positive int, got {iterations!r}")
         if not exploration >= 0:
@@ -52,7 +58,10 @@ class MCTSAgent:
         elif not isinstance(evaluator, LeafEvaluator):
             raise ValueError(f"mcts: evaluator must be a LeafEvaluator (reset, begin_game, begin_decision, evaluate), "
                              f"got {type(evaluator).__name__}")
+        if ties not in TIE_RULES:
+            raise ValueError(f"mcts: ties must be one of {list(TIE_RULES)}, got {ties!r}")
         self.name = name
+        self.ties = ties
         self.iterations = iterations
         self.exploration = exploration
         self.evaluator = evaluator
@@ -86,11 +95,15 @@ class MCTSAgent:
             logs = self._logs = [0.0] + [math.log(n) for n in range(1, self.iterations + 1)]
         for _ in range(self.iterations):
             iterate(root, sample(rng), logs)
-        best, best_visits = legal[0], -1
+        best, best_visits, best_mean = legal[0], -1, -1.0
+        by_mean = self.ties == "mean"
         for action in legal:
             child = root.children.get(action)
-            if child is not None and child.visits > best_visits:
-                best, best_visits = action, child.visits
+            if child is None:
+                continue
+            visits = child.visits
+            if visits > best_visits or (by_mean and visits == best_visits and child.total / visits > best_mean):
+                best, best_visits, best_mean = action, visits, child.total / visits
         return best
 
     def _iterate(self, root: _Node, state: State, logs: list[float]) -> None:

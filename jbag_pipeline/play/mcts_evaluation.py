@@ -4,9 +4,9 @@ control of the opponent in every seat on the same seeds; mcts_summary gives the 
 Agents (make_agent): score_mcts (our MCTS with its random rollout scored on the scores, the self-play settings),
 jsonbag_mcts (the same search, each leaf valued by the JSON-Bag value after `mcts_leaf_depth` random steps),
 heuristic_mcts (the same, valued by the game's baseline heuristic: the fair comparison), jsonbag_osla (the
-evaluation's JSON-Bag OSLA) and baseline_osla. Every MCTS spends the same iterations per decision. Game (seat, index)
-of every matchup and control is seeded alike (common random numbers), apart from the evaluation's games; actions are
-recorded, so engines.match.replay reproduces every game.
+evaluation's JSON-Bag OSLA) and baseline_osla. Every MCTS spends the same iterations per decision and breaks ties of
+visits by mean reward (TIES). Game (seat, index) of every matchup and control is seeded alike (common random
+numbers), apart from the evaluation's games; actions are recorded, so engines.match.replay reproduces every game.
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ JSONBAG_AGENTS = ("jsonbag_mcts", "jsonbag_osla")
 MATCHUPS = (("jsonbag_mcts", "score_mcts"), ("heuristic_mcts", "score_mcts"), ("jsonbag_osla", "score_mcts"),
             ("jsonbag_mcts", "jsonbag_osla"), ("jsonbag_mcts", "baseline_osla"))
 SUMMARY_KEYS = ("game", "agent", "opponent", "iterations", "leaf_depth")  # one budget and depth a game in a run
-DECIDED_HALF_WIDTH = 0.10  # a win rate is decided when its Wilson 95% half-width is at most this
+DECIDED_HALF_WIDTH = 0.10
+# every MCTS here breaks ties of visits by mean reward: the JSON-Bag value is so flat that UCB splits the iterations
+# evenly, and the first move in legal order (the self-play rule) would take Can't Stop's roll at every decision
+TIES = "mean"  # a win rate is decided when its Wilson 95% half-width is at most this
 
 
 def make_agent(kind: str, game_name: str, run: GameRun, value_factory: Callable | None):
@@ -47,14 +50,14 @@ def make_agent(kind: str, game_name: str, run: GameRun, value_factory: Callable 
     settings = run.mcts_settings()
     if kind == "score_mcts":
         return MCTSAgent(settings.iterations, settings.exploration, settings.rollout_length, cutoff=settings.cutoff,
-                         name=kind)
+                         name=kind, ties=TIES)
     if kind == "baseline_osla":
         return baseline_agent(game_name)
     if kind == "jsonbag_osla":
         return jsonbag_agent_class(game_name)(value_factory())
     value, rule = (value_factory(), "share") if kind == "jsonbag_mcts" else (baseline_value(game_name), "lead")
     evaluator = ValueEvaluator(value, run.mcts_leaf_depth, rule, name=kind.removesuffix("_mcts"))
-    return MCTSAgent(settings.iterations, settings.exploration, evaluator=evaluator, name=kind)
+    return MCTSAgent(settings.iterations, settings.exploration, evaluator=evaluator, name=kind, ties=TIES)
 
 
 def mcts_seed(base_seed: int, game: str, seat: int, index: int) -> int:

@@ -6,7 +6,7 @@ import pytest
 
 from engines import load_game
 from engines.agents import MCTSAgent, OSLAAgent, RandomAgent, ScoreValue, ValueFunction
-from engines.agents.mcts import rewards
+from engines.agents.leaf_evaluators import rewards
 from engines.base import State
 from engines.tictactoe import TicTacToeState
 

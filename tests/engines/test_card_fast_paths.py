@@ -189,7 +189,7 @@ def test_determinize_keeps_only_legal_actions_that_are_still_right(name):
 def test_a_determinizer_samples_as_fresh_determinize_calls_and_its_samples_are_independent(name):
     """MCTS samples every iteration from one state.determinizer(seat): each sample equals determinize on a
     fresh copy with the same rng, survives the previous sample's rollout, and the state stays as it was."""
-    from engines.agents.mcts import random_rollout
+    from engines.agents.leaf_evaluators import random_rollout
     game = load_game(name)
     for i, state in enumerate(random_play_states(game, n_games=2, every=11)[:8]):
         before = state.to_json()
@@ -207,7 +207,7 @@ def test_a_determinizer_samples_as_fresh_determinize_calls_and_its_samples_are_i
 def test_sea_salt_paper_hand_counts_and_points_follow_the_cards():
     """The slot counts and hand points a Sea Salt and Paper state keeps up to date as cards move equal a recount of
     its hands and played duos, along random games, determinizations by every seat and rollouts from them."""
-    from engines.agents.mcts import random_rollout
+    from engines.agents.leaf_evaluators import random_rollout
     from engines.sea_salt_paper.cards import hand_points, slot_counts
     game = load_game("sea_salt_paper")
     rng, checked = random.Random(5), set()

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from engines import load_game
-from engines.agents.mcts import random_rollout
+from engines.agents.leaf_evaluators import random_rollout
 
 SIZES = [{}, {"rows": 6, "cols": 7}, {"rows": 4, "cols": 4, "win_length": 2}, {"rows": 5, "cols": 6, "win_length": 3},
          {"rows": 6, "cols": 6, "win_length": 5}]

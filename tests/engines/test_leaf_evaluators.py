@@ -104,3 +104,33 @@ def test_heuristic_mcts_plays_every_game_and_every_agent_is_an_agent():
         agents += [RandomAgent() for _ in range(game.n_players - 1)]
         assert play_match(game, agents, seed=1).n_actions > 0
     assert all(isinstance(agent, Agent) for agent in (MCTSAgent(), OSLAAgent(), RandomAgent()))
+
+
+class PreferStopping:
+    """A rollout-free evaluator that likes a leaf a millionth more once the searcher's turn is over."""
+
+    name = "prefer_stopping"
+
+    def reset(self):
+        pass
+
+    def begin_game(self, state, seat, seed):
+        pass
+
+    def begin_decision(self, state, seat, rng):
+        self.seat = seat
+
+    def evaluate(self, state, rand):
+        share = 0.5 + (1e-6 if state.current_player != self.seat else 0.0)
+        return [share if p == self.seat else (1 - share) / 3 for p in range(4)]
+
+
+def test_ties_of_visits_go_to_the_first_legal_move_or_to_the_best_mean():
+    state, rng = load_game("cant_stop").new_state(seed=0), random.Random(0)
+    while state.legal_actions() != ["roll", "stop"]:
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    assert MCTSAgent(20, evaluator=PreferStopping()).choose(state) == "roll"  # 10 and 10 visits: legal order
+    assert MCTSAgent(20, evaluator=PreferStopping(), ties="mean").choose(state) == "stop"
+    with pytest.raises(ValueError, match="ties must be one of"):
+        MCTSAgent(ties="random")

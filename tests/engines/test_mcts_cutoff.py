@@ -4,7 +4,7 @@ import pytest
 
 from engines import load_game
 from engines.agents import MCTSAgent
-from engines.agents.mcts import progress_rewards, rewards
+from engines.agents.leaf_evaluators import progress_rewards, rewards
 from engines.cant_stop import SLOTS
 
 

@@ -15,7 +15,8 @@ import random
 import pytest
 
 from engines import load_game
-from engines.agents.mcts import MCTSAgent, random_rollout
+from engines.agents.leaf_evaluators import random_rollout
+from engines.agents.mcts import MCTSAgent
 from engines.agents.random_agent import RandomAgent
 from engines.match import play_match
 

@@ -56,6 +56,7 @@ def smoke_tables(compute, game: str = "connect4", n_selfplay: int = 2, games_per
     picklable_factory = functools.partial(make_jsonbag_value, prototypes, NO_FEATURES, "full", "none", n_players)
     mcts = play_mcts_evaluation(game, run.params, replace(run, mcts_eval_games_per_seat=games_per_seat), PRESET.seed,
                                 picklable_factory, compute)
-    return {"mcts_evaluation_games": parquet_bytes(mcts.drop("cpu_seconds")),"selfplay_games": parquet_bytes(games), "selfplay_states": parquet_bytes(states),
+    return {"selfplay_games": parquet_bytes(games), "selfplay_states": parquet_bytes(states),
             "evaluation_games": parquet_bytes(evaluation.drop("seconds")),
-            "evaluation_control": parquet_bytes(control.drop("seconds"))}
+            "evaluation_control": parquet_bytes(control.drop("seconds")),
+            "mcts_evaluation_games": parquet_bytes(mcts.drop("cpu_seconds"))}
