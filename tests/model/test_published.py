@@ -241,7 +241,8 @@ def test_the_initial_sample_hides_what_the_seat_cannot_see_and_changes_what_the_
     assert sample.to_json() != initial.to_json()  # the others' hands and the deck re-sampled
 
     class FixedStart(JsonBagOSLAAgent):
-        begin_game = None  # an agent that never takes the initial state: its bag starts with the fixed document
+        def begin_game(self, state, seat):
+            """Never takes the initial state: its bag starts with the fixed document."""
 
     def actions(agent):
         agents = [baseline_agent("sea_salt_paper") for _ in range(engine.n_players)]
