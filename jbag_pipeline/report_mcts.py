@@ -11,6 +11,7 @@ import polars as pl  # noqa: E402
 
 from jbag_pipeline.storage.render import MISSING, compact_interval, compact_p, compact_rate  # noqa: E402
 
+PANELS_PER_ROW = 3  # games side by side in the plot (the page is 1240 px wide)
 AGENT_LABELS = {"jsonbag_mcts": "JSON-Bag MCTS", "heuristic_mcts": "heuristic MCTS", "jsonbag_osla": "JSON-Bag OSLA",
                 "score_mcts": "score MCTS", "baseline_osla": "baseline OSLA"}
 
@@ -57,8 +58,12 @@ def mcts_plot(summary: pl.DataFrame):
     """Per game a panel: each matchup's win rate with its 95% Wilson interval, its control's win rate beside it."""
     overall = _overall(summary)
     games = overall["game"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(1, len(games), figsize=(3.4 * len(games), 3.6), squeeze=False, sharey=True)
-    for ax, game in zip(axes[0], games):
+    columns = min(PANELS_PER_ROW, len(games))
+    rows = -(-len(games) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 4.2 * rows), squeeze=False, sharey=True)
+    for ax in axes.flat[len(games):]:
+        ax.set_visible(False)
+    for ax, game in zip(axes.flat, games):
         part = overall.filter(pl.col("game") == game)
         rate = part["win_rate"].to_numpy()
         err = [rate - part["win_rate_low"].to_numpy(), part["win_rate_high"].to_numpy() - rate]
@@ -70,7 +75,8 @@ def mcts_plot(summary: pl.DataFrame):
         ax.set_ylim(0, 1)
         ax.set_title(game, fontsize=9)
         ax.grid(axis="y", alpha=0.25)
-    axes[0][0].set_ylabel("win rate")
+    for row in axes:
+        row[0].set_ylabel("win rate")
     axes[0][0].legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     return fig
