@@ -1,8 +1,8 @@
 """JSON-Bag values inside MCTS: matchups of one agent against opponents of one kind, each seat in turn, beside the
 control of the opponent in every seat on the same seeds; mcts_summary gives the statistics.
 
-Agents (make_agent): score_mcts (our MCTS with its random rollout scored on the scores, the self-play settings),
-jsonbag_mcts (the same search, each leaf valued by the JSON-Bag value after `mcts_leaf_depth` random steps),
+Agents (make_agent): score_mcts (our MCTS with its random rollout scored on the scores, at the GameRun's MCTS
+settings), jsonbag_mcts (the same search, each leaf valued by the JSON-Bag value after `mcts_leaf_depth` random steps),
 heuristic_mcts (the same, valued by the game's baseline heuristic: the fair comparison), jsonbag_osla (the
 evaluation's JSON-Bag OSLA) and baseline_osla. Every MCTS spends the same iterations per decision and breaks ties of
 visits by mean reward (TIES). Game (seat, index) of every matchup and control is seeded alike (common random
