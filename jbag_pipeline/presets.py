@@ -14,6 +14,7 @@ from jbag_pipeline.analysis.ablation import check_factors
 from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST,
                                             LEAKING_TURN_ORDER_FIELDS, TAG_TURN_ORDER_FIELDS)
 from jbag_pipeline.model.tokenize import TokenFilter
+from jbag_pipeline.model.variants import FEATURE_VARIANTS, FREQUENCIES
 
 PRESET_NAMES = ("smoke", "demo", "reproduce", "paper")
 SELFPLAY_AGENTS = ("mcts", "openspiel_mcts")  # our Python MCTS; OpenSpiel's C++ MCTS (connect4, dots_and_boxes,
@@ -67,11 +68,17 @@ class GameRun:
     tuning_games_per_seat: int = 1  # selfplay_tuning: games per candidate with the candidate in each seat
     mcts_eval_games_per_seat: int = 0  # mcts_evaluation_games: games per seat of every matchup and control (0: none)
     mcts_leaf_depth: int = 0  # jsonbag_mcts and heuristic_mcts: random steps before a leaf is valued
+    mcts_value_pair: str = "full-full"  # "frequency-variant" of the JSON-Bag value the MCTS evaluation's agents use
 
     def __post_init__(self):
         if self.selfplay_agent not in SELFPLAY_AGENTS:
             raise ValueError(f"GameRun: selfplay_agent must be one of {list(SELFPLAY_AGENTS)}, got {self.selfplay_agent!r}")
         self.mcts_settings()  # checks exploration and cutoff
+        frequency, _, variant = str(self.mcts_value_pair).partition("-")
+        if not isinstance(self.mcts_value_pair, str) or frequency not in FREQUENCIES or variant not in FEATURE_VARIANTS:
+            raise ValueError(f"GameRun: mcts_value_pair must be 'frequency-variant' with a frequency of "
+                             f"{list(FREQUENCIES)} and a variant of {list(FEATURE_VARIANTS)}, "
+                             f"got {self.mcts_value_pair!r}")
         for name in ("strength_games_per_seat", "tuning_games_per_seat", "mcts_eval_games_per_seat", "mcts_leaf_depth"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

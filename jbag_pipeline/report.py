@@ -232,11 +232,11 @@ def _mcts_section(report: Report, root: Path) -> None:
     report.add("JSON-Bag values inside MCTS",
                "Each agent in each seat in turn against opponents of one kind, beside the control: the same games "
                "(same seeds) with the opponent in every seat. JSON-Bag MCTS values each new leaf by the JSON-Bag value "
-               "(the full-full pair); heuristic MCTS by the game's baseline heuristic; score MCTS by a random rollout "
-               "scored on the scores; every MCTS spends the same iterations per decision and breaks ties of visits by "
-               "mean reward. Win rates with 95% Wilson intervals; p-values exact, stratified by seat, Holm-adjusted "
-               "over a game's matchups with one opponent; decided: the interval's half-width is at most 0.10. Per-seat "
-               "rows: the mcts_evaluation_summary view.",
+               "(the game's mcts_value_pair, full-full by default); heuristic MCTS by the game's baseline heuristic; "
+               "score MCTS by a random rollout scored on the scores; every MCTS spends the same iterations per "
+               "decision and breaks ties of visits by mean reward. Win rates with 95% Wilson intervals; p-values "
+               "exact, stratified by seat, Holm-adjusted over a game's matchups with one opponent; decided: the "
+               "interval's half-width is at most 0.10. Per-seat rows: the mcts_evaluation_summary view.",
                [mcts_report.compact_mcts(summary)],
                [report.figure("mcts_evaluation.png", mcts_report.mcts_plot(summary))], kind=TABLE,
                notes=mcts_report.mcts_notes(summary))

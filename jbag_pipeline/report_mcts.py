@@ -49,7 +49,8 @@ def mcts_notes(summary: pl.DataFrame) -> list[str]:
         rows = overall.filter(pl.col("game") == game)
         parts = [f"against {_label(row['opponent'])} {row['verdict']} (win rate {row['win_rate']:.2f} vs "
                  f"{row['control_win_rate']:.2f}, n = {row['games']})" for row in rows.iter_rows(named=True)]
-        budget = f"{rows['iterations'][0]} iterations, leaf depth {rows['leaf_depth'][0]}"
+        budget = (f"{rows['iterations'][0]} iterations, leaf depth {rows['leaf_depth'][0]}, value "
+                  f"{rows['value_pair'][0]}")
         notes.append(f"{game} ({budget}): JSON-Bag MCTS " + "; ".join(parts) + ".")
     return notes
 

@@ -90,13 +90,13 @@ EVALUATION_SUMMARY = {"game": pl.String, "prototype_frequency": pl.String, "feat
                       **OUTCOME_STATISTICS}
 MCTS_EVALUATION_GAMES = {
     "game": pl.String, "agent": pl.String, "opponent": pl.String, "iterations": pl.Int32, "leaf_depth": pl.Int32,
-    "seat": pl.Int8, "game_index": pl.Int32,
+    "value_pair": pl.String, "seat": pl.Int8, "game_index": pl.Int32,
     "seed": pl.Int64, "params": pl.String, "score": pl.Int8, "seat_score": pl.Float64,
     "opponents_best_score": pl.Float64, "n_actions": pl.Int32, "actions": pl.String, "cpu_seconds": pl.Float64,
 }
 MCTS_EVALUATION_GAMES_STORED = {c: t for c, t in MCTS_EVALUATION_GAMES.items() if c != "cpu_seconds"}
 MCTS_EVALUATION_SUMMARY = {"game": pl.String, "agent": pl.String, "opponent": pl.String, "iterations": pl.Int32,
-                           "leaf_depth": pl.Int32,
+                           "leaf_depth": pl.Int32, "value_pair": pl.String,
                            **{("games" if c == "n" else c): t for c, t in OUTCOME_STATISTICS.items()},
                            "win_rate_half_width": pl.Float64, "decided": pl.Boolean}
 MCTS_PATTERNS = {

@@ -6,7 +6,7 @@ from dataclasses import fields
 from jbag_pipeline.presets import DEMO_TUNING_GRID, PRESETS, GameRun
 
 COMMON = {"params": {}, "openspiel_rollouts": 1, "mcts_exploration": 1.0, "mcts_cutoff": "score",
-          "mcts_leaf_depth": 0}
+          "mcts_leaf_depth": 0, "mcts_value_pair": "full-full"}
 OPENSPIEL = {"selfplay_agent": "openspiel_mcts"}
 OURS = {"selfplay_agent": "mcts", "openspiel_simulations": 1000}
 # game -> (selfplay_games, mcts_iterations, rollout_length, eval_games_per_seat, strength_games_per_seat,

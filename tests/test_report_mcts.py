@@ -22,7 +22,8 @@ def summary() -> pl.DataFrame:
                                       ("jsonbag_osla", "jsonbag_osla", 5)):
             for seat in range(seats):
                 rows += [{"game": game, "agent": agent, "opponent": opponent, "iterations": 100, "leaf_depth": 0,
-                          "seat": seat, "game_index": i, "score": 1 if i < wins else -1} for i in range(10)]
+                          "value_pair": "full-full", "seat": seat, "game_index": i, "score": 1 if i < wins else -1}
+                         for i in range(10)]
     schema = {"iterations": pl.Int32, "leaf_depth": pl.Int32, "seat": pl.Int8, "score": pl.Int8}
     return mcts_summary(pl.DataFrame(rows, schema_overrides=schema))
 
@@ -42,6 +43,6 @@ def test_the_mcts_section_has_a_compact_table_a_plot_and_a_note_per_game(tmp_pat
     widest = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     assert sum(math.ceil(chars * EM_PER_CHAR * COMPACT_FONT_PX) + CELL_PX for chars in widest) <= PAGE_WIDTH_PX
     notes = mcts_notes(table)
-    assert notes[0].startswith("connect4 (100 iterations, leaf depth 0): JSON-Bag MCTS against JSON-Bag OSLA better "
-                               "(win rate 0.90 vs 0.50, n = 20)")
+    assert notes[0].startswith("connect4 (100 iterations, leaf depth 0, value full-full): JSON-Bag MCTS against "
+                               "JSON-Bag OSLA better (win rate 0.90 vs 0.50, n = 20)")
     assert compact_mcts(table).height == 6

@@ -10,13 +10,12 @@ import polars as pl
 from jbag_pipeline.assets.common import game_partitions, game_setup, preview
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.model.value_tables import make_jsonbag_value
+from jbag_pipeline.play.evaluation import split_pair
 from jbag_pipeline.play.mcts_evaluation import matchups_with_controls, mcts_summary, play_mcts_evaluation
 from jbag_pipeline.play.patterns import pattern_table
 from jbag_pipeline.presets import game_run, token_filter_for
 from jbag_pipeline.resources import JbagCompute, JbagSettings
 from jbag_pipeline.schemas import MCTS_EVALUATION_GAMES_STORED, MCTS_PATTERNS, conform
-
-HEADLINE = ("full", "full")  # the (prototype frequency, feature variant) whose value the JSON-Bag agents use
 
 
 @dg.asset(group_name="mcts_evaluation", partitions_def=game_partitions,
@@ -24,7 +23,7 @@ HEADLINE = ("full", "full")  # the (prototype frequency, feature variant) whose 
           description="One row per game of every MCTS matchup (JSON-Bag MCTS, heuristic MCTS and JSON-Bag OSLA against "
                       "score MCTS; JSON-Bag MCTS against JSON-Bag OSLA and baseline OSLA), the agent in each seat in "
                       "turn, and of each opponent's control (it in every seat), on the same seeds; JSON-Bag agents use "
-                      "the full-full value.")
+                      "the value of the game's mcts_value_pair (full-full by default).")
 def mcts_evaluation_games(context: dg.AssetExecutionContext, settings: JbagSettings, compute: JbagCompute,
                           selfplay_games: pl.DataFrame, winner_prototypes: pl.LazyFrame,
                           selected_features: pl.LazyFrame):
@@ -32,8 +31,9 @@ def mcts_evaluation_games(context: dg.AssetExecutionContext, settings: JbagSetti
     preset = settings.get_preset()
     run = game_run(preset, game)
     n_players, params = game_setup(selfplay_games)
+    frequency, variant = split_pair(run.mcts_value_pair)
     value_factory = functools.partial(make_jsonbag_value, winner_prototypes.collect(), selected_features.collect(),
-                                      *HEADLINE, n_players, token_filter=token_filter_for(preset, game))
+                                      frequency, variant, n_players, token_filter=token_filter_for(preset, game))
     started = time.perf_counter()
     games = play_mcts_evaluation(game, params, run, preset.seed, value_factory, compute.get_compute())
     seconds = time.perf_counter() - started

@@ -34,7 +34,7 @@ JSONBAG_AGENTS = ("jsonbag_mcts", "jsonbag_osla")
 # (agent, opponent) of every matchup, in the rows' order; each opponent's control (it in every seat) is played too
 MATCHUPS = (("jsonbag_mcts", "score_mcts"), ("heuristic_mcts", "score_mcts"), ("jsonbag_osla", "score_mcts"),
             ("jsonbag_mcts", "jsonbag_osla"), ("jsonbag_mcts", "baseline_osla"))
-SUMMARY_KEYS = ("game", "agent", "opponent", "iterations", "leaf_depth")  # one budget and depth a game in a run
+SUMMARY_KEYS = ("game", "agent", "opponent", "iterations", "leaf_depth", "value_pair")  # one of each a game in a run
 DECIDED_HALF_WIDTH = 0.10
 # every MCTS here breaks ties of visits by mean reward: the JSON-Bag value is so flat that UCB splits the iterations
 # evenly, and the first move in legal order (the self-play rule) would take Can't Stop's roll at every decision
@@ -92,7 +92,8 @@ class MatchupGames:
             started = time.process_time()
             record = play_match(game, agents, seed=seed, record_states=False)
             rows.append({"game": self.game_name, "agent": self.agent, "opponent": self.opponent,
-                         "iterations": self.run.mcts_iterations, "leaf_depth": self.run.mcts_leaf_depth, "seat": seat,
+                         "iterations": self.run.mcts_iterations, "leaf_depth": self.run.mcts_leaf_depth,
+                         "value_pair": self.run.mcts_value_pair, "seat": seat,
                          "game_index": index, "seed": seed, "params": params,
                          "score": (record.returns[seat] > 0) - (record.returns[seat] < 0),
                          "seat_score": float(record.scores[seat]),

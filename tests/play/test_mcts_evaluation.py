@@ -97,6 +97,13 @@ def test_every_agent_kind_is_built_and_bad_kinds_are_refused(connect4_value):
                                                      ("baseline_osla", "baseline_osla")]
 
 
+def test_the_value_pair_is_checked():
+    assert GameRun(mcts_value_pair="interval-full_seg").mcts_value_pair == "interval-full_seg"
+    for bad in ("full", "full-full_counters_kept", "everything-full", 3):
+        with pytest.raises(ValueError, match="mcts_value_pair must be 'frequency-variant'"):
+            GameRun(mcts_value_pair=bad)
+
+
 def test_the_games_meet_the_same_seeds_and_replay_alike(connect4_value):
     run = GameRun(mcts_iterations=5, rollout_length=5, mcts_eval_games_per_seat=2)
     games = play_mcts_evaluation("connect4", {}, run, 11, connect4_value)
@@ -112,7 +119,7 @@ def test_the_games_meet_the_same_seeds_and_replay_alike(connect4_value):
 
 def _games(rows: dict[tuple[str, str, int], list[int]]) -> pl.DataFrame:
     return pl.DataFrame([{"game": "g", "agent": agent, "opponent": opponent, "iterations": 50, "leaf_depth": 0,
-                          "seat": seat, "game_index": i, "score": score}
+                          "value_pair": "full-full", "seat": seat, "game_index": i, "score": score}
                          for (agent, opponent, seat), scores in rows.items() for i, score in enumerate(scores)],
                         schema_overrides={"iterations": pl.Int32, "leaf_depth": pl.Int32, "seat": pl.Int8,
                                           "score": pl.Int8})
