@@ -44,11 +44,13 @@ def split_pair(pair: str) -> tuple[str, str]:
     return frequency, variant
 
 
-def _result(returns: list, seat: int) -> int:
+def seat_result(returns: list, seat: int) -> int:
+    """+1 if `seat` won, -1 if it lost, 0 for a draw."""
     return (returns[seat] > 0) - (returns[seat] < 0)
 
 
-def _opponents_best(record: MatchRecord, seat: int) -> float:
+def opponents_best(record: MatchRecord, seat: int) -> float:
+    """The best final score among the seats other than `seat`."""
     return float(max(score for p, score in enumerate(record.scores) if p != seat))
 
 
@@ -86,8 +88,8 @@ class SeatGames:
         own_score = "jsonbag_score" if self.jsonbag is not None else "seat_score"
         return {**self.columns, "seat": seat, "game_index": index, "seed": seed,
                 "params": orjson.dumps(game.params, option=orjson.OPT_SORT_KEYS).decode(),
-                "score": _result(record.returns, seat), own_score: float(record.scores[seat]),
-                "opponents_best_score": _opponents_best(record, seat), "n_actions": record.n_actions,
+                "score": seat_result(record.returns, seat), own_score: float(record.scores[seat]),
+                "opponents_best_score": opponents_best(record, seat), "n_actions": record.n_actions,
                 "actions": orjson.dumps(record.actions).decode(), "seconds": seconds}
 
 

@@ -23,7 +23,8 @@ from engines.agents import MCTSAgent, ValueEvaluator, baseline_agent, baseline_v
 from engines.match import play_match
 from jbag_pipeline.analysis.statistics import control_table, summarise
 from jbag_pipeline.compute import Compute, run_batch
-from jbag_pipeline.play.evaluation import evaluation_seed
+from jbag_pipeline.play.evaluation import opponents_best, seat_result
+from jbag_pipeline.play.focal_games import focal_seed
 from jbag_pipeline.play.jsonbag_agent import jsonbag_agent_class
 from jbag_pipeline.presets import GameRun
 from jbag_pipeline.schemas import MCTS_EVALUATION_GAMES, MCTS_EVALUATION_SUMMARY, conform
@@ -60,11 +61,6 @@ def make_agent(kind: str, game_name: str, run: GameRun, value_factory: Callable 
     return MCTSAgent(settings.iterations, settings.exploration, evaluator=evaluator, name=kind, ties=TIES)
 
 
-def mcts_seed(base_seed: int, game: str, seat: int, index: int) -> int:
-    """The seed of game (seat, index) of every matchup and control of `game`."""
-    return evaluation_seed(base_seed, f"{game}|{MCTS_LABEL}", seat, index)
-
-
 @dataclass(frozen=True)
 class MatchupGames:
     """The task of playing games (seat, index) of one matchup: `agent` in the seat, `opponent` agents elsewhere (the
@@ -88,16 +84,15 @@ class MatchupGames:
         rows = []
         for seat, index in games:
             agents = [focal if p == seat else others[p] for p in range(game.n_players)]
-            seed = mcts_seed(self.base_seed, self.game_name, seat, index)
+            seed = focal_seed(self.base_seed, self.game_name, MCTS_LABEL, seat, index)
             started = time.process_time()
             record = play_match(game, agents, seed=seed, record_states=False)
             rows.append({"game": self.game_name, "agent": self.agent, "opponent": self.opponent,
                          "iterations": self.run.mcts_iterations, "leaf_depth": self.run.mcts_leaf_depth,
                          "value_pair": self.run.mcts_value_pair, "seat": seat,
                          "game_index": index, "seed": seed, "params": params,
-                         "score": (record.returns[seat] > 0) - (record.returns[seat] < 0),
-                         "seat_score": float(record.scores[seat]),
-                         "opponents_best_score": float(max(s for p, s in enumerate(record.scores) if p != seat)),
+                         "score": seat_result(record.returns, seat), "seat_score": float(record.scores[seat]),
+                         "opponents_best_score": opponents_best(record, seat),
                          "n_actions": record.n_actions, "actions": orjson.dumps(record.actions).decode(),
                          "cpu_seconds": time.process_time() - started})
         return rows
