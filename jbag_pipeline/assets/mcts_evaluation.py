@@ -7,7 +7,7 @@ import time
 import dagster as dg
 import polars as pl
 
-from jbag_pipeline.assets.common import game_partitions, game_setup, preview
+from jbag_pipeline.assets.common import game_partitions, game_setup, preview, sum_to_one_check
 from jbag_pipeline.assets.conditions import SUMMARY_CONDITION
 from jbag_pipeline.model.value_tables import make_jsonbag_value
 from jbag_pipeline.play.evaluation import split_pair
@@ -58,8 +58,7 @@ def mcts_winning_patterns(mcts_evaluation_games: pl.DataFrame):
     table = conform(pattern_table(games, ("game", "agent", "opponent")), MCTS_PATTERNS, "mcts_winning_patterns") \
         if len(games) else pl.DataFrame(schema=MCTS_PATTERNS)
     yield dg.Output(table, metadata={"table": preview(table, 40)})
-    sums = table.group_by("agent", "opponent", "kind").agg(pl.col("share").sum())["share"]
-    yield dg.AssetCheckResult(check_name="shares_sum_to_one", passed=bool(((sums - 1).abs() < 1e-9).all()))
+    yield sum_to_one_check(table.rename({"share": "p"}), ["agent", "opponent", "kind"], "shares_sum_to_one")
 
 
 @dg.asset(group_name="mcts_evaluation", automation_condition=SUMMARY_CONDITION,
