@@ -13,7 +13,7 @@ import math
 import random
 from typing import Protocol, Sequence, runtime_checkable
 
-from engines.agents.value_function import GameStartValue, ValueFunction
+from engines.agents.value_function import ValueFunction, begin_value_game
 from engines.base import State
 
 
@@ -128,28 +128,26 @@ class ValueEvaluator:
             raise ValueError(f"mcts: rule must be one of {list(REWARD_RULES)}, got {rule!r}")
         self.value_function, self.depth, self.rule = value, depth, rule
         self.name = name or f"value({type(value).__name__},depth={depth},{rule})"
-        self._seat = 0
+        self._seat, self._seats = 0, 1  # the searcher and the number of seats, set by begin_decision
 
     def reset(self) -> None:
         """A new game: the value forgets the last one."""
         self.value_function.reset()
 
     def begin_game(self, state: State, seat: int, seed: int) -> None:
-        """A GameStartValue gets `seat`'s sample of the initial state, from an RNG of its own (as OSLAAgent's)."""
-        if isinstance(self.value_function, GameStartValue):
-            rng = random.Random(f"{seed}:begin_game")
-            self.value_function.begin_game(state.determinize(seat, rng), seat)
+        """A GameStartValue gets `seat`'s sample of the initial state (begin_value_game, as OSLAAgent's)."""
+        begin_value_game(self.value_function, state, seat, seed)
 
     def begin_decision(self, state: State, seat: int, rng: random.Random) -> None:
         """The value sees the searcher's determinized sample of the decision, drawn from the search's `rng`."""
-        self._seat = seat
+        self._seat, self._seats = seat, len(state.scores())
         self.value_function.begin_decision(state.determinize(seat, rng), seat)
 
     def evaluate(self, state: State, rand) -> list[float]:
         random_rollout(state, rand, self.depth)
         if state.is_terminal():
             return rewards(state)
-        seat, n_seats = self._seat, len(state.scores())
+        seat, n_seats = self._seat, self._seats
         if self.rule == "lead":
             return lead_rewards([self._value(state, p) for p in range(n_seats)])
         share = self._value(state, seat)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from engines.agents.value_function import GameStartValue, MemorylessValue, ValueFunction
+from engines.agents.value_function import MemorylessValue, ValueFunction, begin_value_game
 from engines.base import Action, State
 
 
@@ -45,11 +45,8 @@ class OSLAAgent:
 
     def begin_game(self, state: State, seat: int) -> None:
         """The game's initial state, before any decision (play_match calls it after reset): a GameStartValue gets
-        `seat`'s determinized sample of it, drawn from an RNG of its own so that the decisions' draws stay as they
-        are whether or not the value takes it."""
-        if isinstance(self.value_function, GameStartValue):
-            rng = random.Random(f"{self._seed}:begin_game")
-            self.value_function.begin_game(state.determinize(seat, rng), seat)
+        `seat`'s determinized sample of it (begin_value_game)."""
+        begin_value_game(self.value_function, state, seat, self._seed)
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()

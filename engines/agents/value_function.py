@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Protocol, Sequence, runtime_checkable
 
 from engines.base import State
@@ -39,6 +40,13 @@ class GameStartValue(Protocol):
 
     def begin_game(self, state: State, seat: int) -> None:
         """See the game's initial state (`seat`'s determinized sample of it) before any decision."""
+
+
+def begin_value_game(value: ValueFunction, state: State, seat: int, seed: int) -> None:
+    """Give a GameStartValue `seat`'s sample of the initial state, drawn from an RNG of its own (seeded from the agent's
+    `seed`) so that the agent's decisions draw the same whether or not the value takes it; other values get nothing."""
+    if isinstance(value, GameStartValue):
+        value.begin_game(state.determinize(seat, random.Random(f"{seed}:begin_game")), seat)
 
 
 class MemorylessValue(ValueFunction):
