@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from engines import GAMES, game_info
 from jbag_pipeline.analysis.ablation import check_factors
+from jbag_pipeline.analysis.verdicts import PAPER_CLAIMS  # its keys: the paper's six games
 from jbag_pipeline.analysis.leakage import (COMMON_OUTCOME_FIELDS, DEFAULT_TOKEN_BLACKLIST,
                                             LEAKING_TURN_ORDER_FIELDS, TAG_TURN_ORDER_FIELDS)
 from jbag_pipeline.model.tokenize import TokenFilter
@@ -74,12 +75,14 @@ class GameRun:
         if self.selfplay_agent not in SELFPLAY_AGENTS:
             raise ValueError(f"GameRun: selfplay_agent must be one of {list(SELFPLAY_AGENTS)}, got {self.selfplay_agent!r}")
         self.mcts_settings()  # checks exploration and cutoff
-        frequency, _, variant = str(self.mcts_value_pair).partition("-")
-        if not isinstance(self.mcts_value_pair, str) or frequency not in FREQUENCIES or variant not in FEATURE_VARIANTS:
+        pair = self.mcts_value_pair
+        frequency, _, variant = pair.partition("-") if isinstance(pair, str) else ("", "", "")
+        if frequency not in FREQUENCIES or variant not in FEATURE_VARIANTS:
             raise ValueError(f"GameRun: mcts_value_pair must be 'frequency-variant' with a frequency of "
                              f"{list(FREQUENCIES)} and a variant of {list(FEATURE_VARIANTS)}, "
                              f"got {self.mcts_value_pair!r}")
-        for name in ("strength_games_per_seat", "tuning_games_per_seat", "mcts_eval_games_per_seat", "mcts_leaf_depth"):
+        for name in ("strength_games_per_seat", "tuning_games_per_seat", "mcts_eval_games_per_seat",
+                     "mcts_leaf_depth"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"GameRun: {name} must be an int >= 0, got {value!r}")
@@ -229,30 +232,29 @@ DEMO_TUNING_GRID = {
                       MCTSSettings(15, 10, 0.5), MCTSSettings(15, 10, 2.0), MCTSSettings(60, 10)),
 }
 
-# mcts_evaluation_games per seat: 100 games per matchup in the demo (a win rate's Wilson half-width at most 0.10),
-# 200 in reproduce (0.07), every paper game; tic-tac-toe has its exact values instead
-PAPER_GAMES = ("connect4", "dots_and_boxes", "cant_stop", "sea_salt_paper", "dominion", "seven_wonders")
-DEMO_MCTS_GAMES_PER_SEAT = {"connect4": 50, "dots_and_boxes": 50, "cant_stop": 25, "sea_salt_paper": 25,
-                            "dominion": 25, "seven_wonders": 25}
-
+# mcts_eval_games_per_seat: 100 games per matchup in the demo (a win rate's Wilson half-width at most 0.10), 200 in
+# reproduce (0.07), every paper game; tic-tac-toe has its exact values instead
 DEMO_GAMES = {
     # connect4, dots_and_boxes: OpenSpiel's C++ MCTS (see OPENSPIEL_SIMULATIONS)
     "connect4": GameRun(selfplay_games=280, mcts_iterations=100, rollout_length=50, eval_games_per_seat=75,
-                        strength_games_per_seat=50, **_openspiel("demo", "connect4")),
+                        strength_games_per_seat=50, mcts_eval_games_per_seat=50, **_openspiel("demo", "connect4")),
     "tictactoe": GameRun(selfplay_games=200, mcts_iterations=100, rollout_length=20, eval_games_per_seat=75,
                          strength_games_per_seat=50),
     "dots_and_boxes": GameRun(selfplay_games=190, mcts_iterations=30, rollout_length=20, eval_games_per_seat=75,
-                              strength_games_per_seat=50, **_openspiel("demo", "dots_and_boxes")),
+                              strength_games_per_seat=50, mcts_eval_games_per_seat=50,
+                              **_openspiel("demo", "dots_and_boxes")),
     "cant_stop": GameRun(selfplay_games=400, mcts_iterations=20, rollout_length=10, eval_games_per_seat=38,
-                         tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["cant_stop"], **CARD_GAME_STRENGTH),
+                         tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["cant_stop"], mcts_eval_games_per_seat=25,
+                         **CARD_GAME_STRENGTH),
     "sea_salt_paper": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                               tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["sea_salt_paper"],
-                              **CARD_GAME_STRENGTH),
+                              mcts_eval_games_per_seat=25, **CARD_GAME_STRENGTH),
     "dominion": GameRun(selfplay_games=240, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
-                        tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["dominion"], **CARD_GAME_STRENGTH),
+                        tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["dominion"], mcts_eval_games_per_seat=25,
+                        **CARD_GAME_STRENGTH),
     "seven_wonders": GameRun(selfplay_games=100, mcts_iterations=15, rollout_length=10, eval_games_per_seat=38,
                              tuning_games_per_seat=DEMO_TUNING_GAMES_PER_SEAT["seven_wonders"],
-                             **CARD_GAME_STRENGTH),
+                             mcts_eval_games_per_seat=25, **CARD_GAME_STRENGTH),
 }
 
 # reproduce: the demo's games with these fields replaced (one line per game); tuning_games_per_seat back to the
@@ -262,24 +264,26 @@ DEMO_GAMES = {
 # settled at 1,120, was doubled once more and had not settled at 2,240 either (a third doubling would take the run
 # past the 2 hours)
 REPRODUCE_CHANGES = {
-    "connect4": {"selfplay_games": 800, "eval_games_per_seat": 200},
+    "connect4": {"selfplay_games": 800, "eval_games_per_seat": 200, "mcts_eval_games_per_seat": 100},
     "tictactoe": {"eval_games_per_seat": 200},
-    "dots_and_boxes": {"selfplay_games": 2240, "eval_games_per_seat": 200},
-    "cant_stop": {"selfplay_games": 1600, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
-    "sea_salt_paper": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
-    "dominion": {"selfplay_games": 720, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
-    "seven_wonders": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1},
+    "dots_and_boxes": {"selfplay_games": 2240, "eval_games_per_seat": 200, "mcts_eval_games_per_seat": 100},
+    "cant_stop": {"selfplay_games": 1600, "eval_games_per_seat": 100, "tuning_games_per_seat": 1,
+                  "mcts_eval_games_per_seat": 50},
+    "sea_salt_paper": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1,
+                       "mcts_eval_games_per_seat": 50},
+    "dominion": {"selfplay_games": 720, "eval_games_per_seat": 100, "tuning_games_per_seat": 1,
+                 "mcts_eval_games_per_seat": 50},
+    "seven_wonders": {"selfplay_games": 800, "eval_games_per_seat": 100, "tuning_games_per_seat": 1,
+                      "mcts_eval_games_per_seat": 50},
 }
+
+REPRODUCE_GAMES = {game: replace(run, **REPRODUCE_CHANGES[game]) for game, run in DEMO_GAMES.items()}
 
 
 def _with_mcts_games(games: dict[str, GameRun], per_seat: dict[str, int]) -> dict[str, GameRun]:
     """`games` with mcts_eval_games_per_seat from `per_seat` (0 for a game it leaves out)."""
     return {game: replace(run, mcts_eval_games_per_seat=per_seat.get(game, 0)) for game, run in games.items()}
 
-
-DEMO_GAMES = _with_mcts_games(DEMO_GAMES, DEMO_MCTS_GAMES_PER_SEAT)
-REPRODUCE_GAMES = _with_mcts_games({game: replace(run, **REPRODUCE_CHANGES[game]) for game, run in DEMO_GAMES.items()},
-                                   {game: 2 * n for game, n in DEMO_MCTS_GAMES_PER_SEAT.items()})
 
 PRESETS: dict[str, Preset] = {
     "smoke": Preset(
@@ -323,7 +327,7 @@ PRESETS: dict[str, Preset] = {
             selfplay=1000, iterations=1000, rollout=100, eval_games=1000, strength_games=100, **{
                 game: GameRun(selfplay_games=1000, mcts_iterations=1000, rollout_length=100, eval_games_per_seat=1000,
                               strength_games_per_seat=100, **_openspiel("paper", game))
-                for game in OPENSPIEL_SIMULATIONS["paper"]}), dict.fromkeys(PAPER_GAMES, 100)),
+                for game in OPENSPIEL_SIMULATIONS["paper"]}), dict.fromkeys(PAPER_CLAIMS, 100)),
     ),
 }
 

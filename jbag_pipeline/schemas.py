@@ -230,6 +230,3 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType], table: str) -> 
     if missing:
         raise ValueError(f"{table} lacks columns {missing} of its schema (has {frame.columns})")
     return frame.select(list(schema)).cast(schema)
-
-
-# mcts_patterns: how agents win, per (game, agent, opponent) and pattern kind (jbag_pipeline.play.patterns)
