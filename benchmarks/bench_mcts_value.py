@@ -18,29 +18,30 @@ Run alone: python -m benchmarks.bench_mcts_value [REPEATS] [GAME ...] (default 5
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from functools import partial
 
 from benchmarks.bench_value import _interleaved, decision_states, training_model
 from engines import GAMES, load_game
-from engines.agents import MCTSAgent, baseline_value
-from engines.agents.leaf_evaluators import ValueEvaluator
+from engines.agents import MCTSAgent
 from jbag_pipeline.model.value import DeterminizedJsonBagValue
+from jbag_pipeline.play.mcts_evaluation import make_agent
 from jbag_pipeline.presets import get_preset
 
 LEAF_DEPTH = 0  # random steps from a new leaf before the value function values it
 ROUNDS = 4  # passes over the decision states per timed run: a card game's pass takes only about 40 ms
 WARMUP_SEED = 1000  # the untimed warm-up pass's first seed, apart from the timed passes' 0..len(states)-1
 REFERENCE = "score MCTS"
+SUBJECTS = {REFERENCE: "score_mcts", "ours (jsonbag top100)": "jsonbag_mcts",
+            "baseline heuristic MCTS": "heuristic_mcts"}  # subject -> the MCTS evaluation's agent
 
 
 def searchers(name: str, prototypes: list[dict], features: list[str]) -> dict[str, MCTSAgent]:
-    """The three subjects at the demo preset's budget for game `name`: score MCTS first (the reference)."""
-    run = get_preset("demo").games[name]
-    iterations = run.mcts_iterations
-    jsonbag = ValueEvaluator(DeterminizedJsonBagValue(prototypes, features), LEAF_DEPTH, "share")
-    heuristic = ValueEvaluator(baseline_value(name), LEAF_DEPTH, "lead")
-    return {REFERENCE: MCTSAgent(iterations, rollout_length=run.rollout_length, cutoff=run.mcts_cutoff),
-            "ours (jsonbag top100)": MCTSAgent(iterations, evaluator=jsonbag),
-            "baseline heuristic MCTS": MCTSAgent(iterations, evaluator=heuristic)}
+    """The three subjects at the demo preset's budget for game `name`, built as the MCTS evaluation builds them
+    (play.mcts_evaluation.make_agent) at leaf depth LEAF_DEPTH: score MCTS first (the reference)."""
+    run = replace(get_preset("demo").games[name], mcts_leaf_depth=LEAF_DEPTH)
+    return {subject: make_agent(kind, name, run, partial(DeterminizedJsonBagValue, prototypes, features))
+            for subject, kind in SUBJECTS.items()}
 
 
 def search_all(agent: MCTSAgent, states: list, first_seed: int = 0) -> float:
